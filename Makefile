@@ -1,0 +1,39 @@
+# One place for the project's tasks: `make demo` (set up + the offline demo), `make check`
+# (ruff + mypy + pytest), `make bench` (benchmarks). The virtualenv is .venv in this folder.
+
+VENV ?= .venv
+PY := $(VENV)/bin/python
+# torch is installed first and pinned: a bare `torch` requirement can pull a multi-GB CUDA build.
+TORCH ?= torch==2.13.0
+
+export LITELLM_LOCAL_MODEL_COST_MAP := True
+export HF_HUB_OFFLINE := 1
+export TRANSFORMERS_OFFLINE := 1
+
+.PHONY: setup demo check lint typecheck test bench
+
+$(VENV)/.installed: pyproject.toml
+	python3 -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet "$(TORCH)"
+	$(PY) -m pip install --quiet -e ".[offline,test,bench]"
+	touch $@
+
+setup: $(VENV)/.installed
+
+demo: setup
+	$(VENV)/bin/judgepool demo
+
+lint: setup
+	$(VENV)/bin/ruff check .
+
+typecheck: setup
+	$(VENV)/bin/mypy
+
+test: setup
+	$(PY) -m pytest
+
+check: lint typecheck test
+
+bench: setup
+	$(PY) bench/run_all.py

@@ -1,0 +1,90 @@
+"""What is in a database: runs, queries and counts, for `judgepool runs | queries | status`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from pooling.sql import one
+from pooling.store import Store
+
+
+@dataclass(frozen=True)
+class RunInfo:
+    """One ingested run."""
+
+    name: str
+    rows: int
+    queries: int
+    format: str
+    source_file: str
+    ingested_at: str
+
+
+@dataclass(frozen=True)
+class QueryInfo:
+    """One query with how much is known about it."""
+
+    qid: str
+    text: str | None
+    runs: int
+    human_labels: int
+    judge_labels: int
+
+
+def list_runs(store: Store) -> list[RunInfo]:
+    """Every run, by name."""
+    with store.read() as con:
+        rows = con.execute(
+            "SELECT name, n_rows, n_queries, format, source_file, "
+            "strftime(ingested_at, '%Y-%m-%d %H:%M:%S') FROM runs ORDER BY name"
+        ).fetchall()
+    return [RunInfo(str(a), int(b), int(c), str(d), str(e), str(f)) for a, b, c, d, e, f in rows]
+
+
+def list_queries(store: Store) -> list[QueryInfo]:
+    """Every query known from a topics file, a run or a label, by qid."""
+    with store.read() as con:
+        rows = con.execute(
+            """
+            WITH ids AS (SELECT qid FROM queries UNION SELECT DISTINCT qid FROM run_rows
+                         UNION SELECT DISTINCT qid FROM judgments),
+            r AS (SELECT qid, count(DISTINCT run_key) AS n FROM run_rows GROUP BY qid),
+            j AS (SELECT qid, count(*) FILTER (WHERE source = 'human') AS h,
+                         count(*) FILTER (WHERE source = 'llm' AND status = 'ok') AS l
+                  FROM judgments GROUP BY qid)
+            SELECT ids.qid, q.text, coalesce(r.n, 0), coalesce(j.h, 0), coalesce(j.l, 0)
+            FROM ids LEFT JOIN queries q USING (qid) LEFT JOIN r USING (qid) LEFT JOIN j USING (qid)
+            ORDER BY ids.qid"""
+        ).fetchall()
+    return [QueryInfo(str(a), b, int(c), int(d), int(e)) for a, b, c, d, e in rows]
+
+
+def status_counts(store: Store) -> dict[str, Any]:
+    """Counts of everything, and the labels by level, source and status."""
+    with store.read() as con:
+        queries, = one(con, "SELECT count(*) FROM queries")
+        docs, no_text, parents = one(
+            con,
+            "SELECT count(*), count(*) FILTER (WHERE text IS NULL), "
+            "count(DISTINCT parent_id) FROM docs",
+        )
+        runs, rows = one(con, "SELECT count(*), coalesce(sum(n_rows), 0) FROM runs")
+        labels = con.execute(
+            "SELECT level, source, labeller, status, count(*) FROM judgments "
+            "GROUP BY ALL ORDER BY level, source, labeller, status"
+        ).fetchall()
+        version, = one(con, "SELECT max(version) FROM schema_migrations")
+    return {
+        "schema_version": int(version),
+        "queries": int(queries),
+        "docs": int(docs),
+        "docs_without_text": int(no_text),
+        "parent_documents": int(parents),
+        "runs": int(runs),
+        "run_rows": int(rows),
+        "labels": [
+            {"level": a, "source": b, "labeller": c, "status": d, "count": int(e)}
+            for a, b, c, d, e in labels
+        ],
+    }

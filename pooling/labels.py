@@ -1,0 +1,139 @@
+"""Judgments: writing labels with their provenance, and the effective label of a pair.
+
+Every label ever written stays in `judgments` (an audit trail); none is updated in place except
+when a qrels file is ingested again (a human label is keyed by qid, doc_id, level, source and
+labeller). The **effective label** of a (qid, doc_id) pair at a level is the latest human label,
+else the latest `ok` judge label (of one chosen labeller, when a judge is named). "Latest" means
+last written (highest id). A pair whose labels are all not-ok has no effective label: it is a hole.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from pooling.errors import UsageError
+from pooling.store import Store, utcnow
+
+Level = Literal["chunk", "doc"]
+LEVELS: tuple[str, ...] = ("chunk", "doc")
+SOURCES: tuple[str, ...] = ("human", "llm")
+STATUSES: tuple[str, ...] = ("ok", "unparsed", "error", "no_text")
+
+
+def check_level(level: str) -> Level:
+    """`chunk` = the ids the runs rank; `doc` = their parent documents."""
+    if level not in LEVELS:
+        raise UsageError(f"unknown level {level!r}", "use --level chunk or --level doc")
+    return level  # type: ignore[return-value]
+
+
+@dataclass(frozen=True)
+class Judgment:
+    """One label with its provenance, as the judge or a human produced it."""
+
+    qid: str
+    doc_id: str
+    grade: int | None
+    source: str
+    labeller: str
+    status: str = "ok"
+    level: str = "chunk"
+    raw_output: str | None = None
+    tokens_in: int | None = None
+    tokens_out: int | None = None
+    cost: float | None = None
+    latency_s: float | None = None
+    provenance: dict[str, Any] = field(default_factory=dict)
+    note: str | None = None
+
+    def check(self) -> None:
+        """Refuse a label the table's constraints would refuse, with a readable message."""
+        check_level(self.level)
+        if self.source not in SOURCES:
+            raise UsageError(f"label source {self.source!r} is not one of {SOURCES}")
+        if self.status not in STATUSES:
+            raise UsageError(f"label status {self.status!r} is not one of {STATUSES}")
+        if self.status == "ok" and self.grade is None:
+            raise UsageError(f"an ok label needs a grade ({self.qid}, {self.doc_id})")
+        if not self.labeller:
+            raise UsageError("a label needs a labeller")
+
+
+_COLUMNS = (
+    "qid, doc_id, level, grade, source, labeller, status, raw_output, tokens_in, tokens_out, "
+    "cost, latency_s, provenance, note, created_at"
+)
+
+
+def write_judgments(store: Store, judgments: Sequence[Judgment]) -> int:
+    """Append labels in one short transaction; returns how many were written."""
+    if not judgments:
+        return 0
+    for j in judgments:
+        j.check()
+    now = utcnow()
+    rows = [
+        (
+            j.qid,
+            j.doc_id,
+            j.level,
+            j.grade,
+            j.source,
+            j.labeller,
+            j.status,
+            j.raw_output,
+            j.tokens_in,
+            j.tokens_out,
+            j.cost,
+            j.latency_s,
+            json.dumps(j.provenance, sort_keys=True, default=str),
+            j.note,
+            now,
+        )
+        for j in judgments
+    ]
+    with store.write() as con:
+        con.executemany(
+            f"INSERT INTO judgments ({_COLUMNS}) VALUES ({', '.join('?' * 15)})", rows
+        )
+    return len(rows)
+
+
+def quote(value: str) -> str:
+    """A SQL string literal (for composing subqueries; values never come from SQL text)."""
+    return "'" + value.replace("'", "''") + "'"
+
+
+def effective_labels_sql(level: str, judge: str | None = None) -> str:
+    """A subquery of (qid, doc_id, grade, source, labeller, judgment_id): one row per labelled pair.
+
+    `judge` restricts the judge labels considered to one labeller; human labels always count.
+    """
+    check_level(level)
+    judges = "source = 'llm'" if judge is None else f"(source = 'llm' AND labeller = {quote(judge)})"
+    return f"""
+        SELECT qid, doc_id, grade, source, labeller, id AS judgment_id FROM (
+            SELECT qid, doc_id, grade, source, labeller, id,
+                   row_number() OVER (
+                       PARTITION BY qid, doc_id
+                       ORDER BY (source = 'human') DESC, id DESC) AS pick
+            FROM judgments
+            WHERE level = {quote(level)} AND status = 'ok' AND grade IS NOT NULL
+              AND (source = 'human' OR {judges})
+        ) WHERE pick = 1"""
+
+
+def labellers(store: Store, level: str | None = None) -> list[tuple[str, str, int]]:
+    """(source, labeller, number of labels) for every labeller, most labels first."""
+    where = "" if level is None else f"WHERE level = {quote(check_level(level))}"
+    with store.read() as con:
+        return [
+            (str(s), str(lab), int(n))
+            for s, lab, n in con.execute(
+                f"SELECT source, labeller, count(*) FROM judgments {where} "
+                "GROUP BY ALL ORDER BY 3 DESC, 2"
+            ).fetchall()
+        ]

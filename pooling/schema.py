@@ -1,0 +1,89 @@
+"""The database schema as named, numbered migrations; the store applies the missing ones in order.
+
+A migration is never edited once released: a change to the schema is a new entry at the end of
+`MIGRATIONS`. The applied ones are recorded in `schema_migrations`, so a database written by a
+newer judgepool is recognised and refused instead of being misread.
+
+Tables (one word per noun, as in DESIGN.md):
+- queries(qid, text)                     the questions
+- docs(doc_id, text, title, parent_id, content_hash)   passages or chunks; parent_id = document
+- runs(name, run_key, ...)               one row per named ranking
+- run_rows(run_key, qid, doc_id, score, rank)   rank = trec_eval order, computed at ingest
+- judgments(...)                         every label ever written, with provenance
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Migration:
+    """One schema change: `version` orders them, `name` says what it does."""
+
+    version: int
+    name: str
+    sql: str
+
+
+MIGRATIONS: tuple[Migration, ...] = (
+    Migration(
+        1,
+        "initial_tables",
+        """
+        CREATE TABLE queries (
+            qid VARCHAR NOT NULL,
+            text VARCHAR NOT NULL,
+            source_file VARCHAR,
+            ingested_at TIMESTAMP NOT NULL
+        );
+        CREATE TABLE docs (
+            doc_id VARCHAR NOT NULL,
+            text VARCHAR,
+            title VARCHAR,
+            parent_id VARCHAR,
+            content_hash VARCHAR,
+            source_file VARCHAR,
+            ingested_at TIMESTAMP NOT NULL
+        );
+        CREATE TABLE runs (
+            name VARCHAR NOT NULL,
+            run_key INTEGER NOT NULL,
+            source_file VARCHAR NOT NULL,
+            format VARCHAR NOT NULL,
+            n_rows BIGINT NOT NULL,
+            n_queries INTEGER NOT NULL,
+            ingested_at TIMESTAMP NOT NULL
+        );
+        CREATE TABLE run_rows (
+            run_key INTEGER NOT NULL,
+            qid VARCHAR NOT NULL,
+            doc_id VARCHAR NOT NULL,
+            score DOUBLE NOT NULL,
+            rank INTEGER NOT NULL
+        );
+        CREATE SEQUENCE judgment_ids START 1;
+        CREATE TABLE judgments (
+            id BIGINT NOT NULL DEFAULT nextval('judgment_ids'),
+            qid VARCHAR NOT NULL,
+            doc_id VARCHAR NOT NULL,
+            level VARCHAR NOT NULL CHECK (level IN ('chunk', 'doc')),
+            grade INTEGER,
+            source VARCHAR NOT NULL CHECK (source IN ('human', 'llm')),
+            labeller VARCHAR NOT NULL,
+            status VARCHAR NOT NULL CHECK (status IN ('ok', 'unparsed', 'error', 'no_text')),
+            raw_output VARCHAR,
+            tokens_in INTEGER,
+            tokens_out INTEGER,
+            cost DOUBLE,
+            latency_s DOUBLE,
+            provenance JSON,
+            note VARCHAR,
+            created_at TIMESTAMP NOT NULL,
+            CHECK (status <> 'ok' OR grade IS NOT NULL)
+        );
+        """,
+    ),
+)
+
+SCHEMA_VERSION = MIGRATIONS[-1].version

@@ -1,0 +1,1 @@
+"""The `judgepool` command line and the Streamlit dashboard: thin layers over the libraries."""

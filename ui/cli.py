@@ -1,0 +1,95 @@
+"""The `judgepool` command: global options, error reporting, and the registry of subcommands.
+
+Errors from the libraries (`pooling.errors.JudgepoolError`) print as `error: problem — what to do`
+and exit with the error's code; set JUDGEPOOL_DEBUG=1 to see the traceback instead. Heavy
+libraries are imported inside the commands that need them, so `judgepool --help` stays instant.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import traceback
+
+import click
+
+from pooling.errors import JudgepoolError
+from pooling.store import DEFAULT_DB, ENV_DB, Store
+
+CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+
+
+def debug_enabled() -> bool:
+    """Tracebacks are for developers: shown only when JUDGEPOOL_DEBUG is set (not 0/empty)."""
+    return os.environ.get("JUDGEPOOL_DEBUG", "") not in ("", "0", "false", "no")
+
+
+@click.group(context_settings=CONTEXT_SETTINGS)
+@click.option(
+    "--db",
+    "db",
+    metavar="FILE",
+    default=None,
+    help=f"The database file [env {ENV_DB}; default ./{DEFAULT_DB}].",
+)
+@click.version_option(package_name="judgepool", prog_name="judgepool")
+@click.pass_context
+def cli(ctx: click.Context, db: str | None) -> None:
+    """judgepool: pool runs, backfill unjudged pairs with a judge, compare runs fairly.
+
+    \b
+    A typical session:
+      judgepool ingest queries topics.tsv
+      judgepool ingest docs passages.jsonl
+      judgepool ingest qrels qrels.txt
+      judgepool ingest run bm25.trec --name bm25
+      judgepool pool --depth 10
+      judgepool judge --model openai/gpt-4o-mini --depth 10
+      judgepool compare bm25 splade
+    """
+    ctx.obj = Store(db)
+
+
+def _register() -> None:
+    from ui.commands import data, info, pool
+
+    for command in (data.ingest, pool.pool, info.runs, info.queries, info.status):
+        cli.add_command(command)
+
+
+_register()
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Entry point of the `judgepool` console script."""
+    try:
+        code = cli.main(args=argv, prog_name="judgepool", standalone_mode=False)
+    except JudgepoolError as err:
+        if debug_enabled():
+            traceback.print_exc()
+        hint = f" — {err.hint}" if err.hint else ""
+        click.echo(f"error: {err}{hint}", err=True)
+        sys.exit(err.exit_code)
+    except click.exceptions.Abort:
+        click.echo("aborted", err=True)
+        sys.exit(130)
+    except click.ClickException as err:
+        err.show()
+        sys.exit(err.exit_code)
+    except KeyboardInterrupt:
+        click.echo("interrupted", err=True)
+        sys.exit(130)
+    except Exception as err:  # a bug: say so plainly, with the way to see more
+        if debug_enabled():
+            raise
+        click.echo(
+            f"error: unexpected {type(err).__name__}: {err} — this is a bug in judgepool; "
+            "run again with JUDGEPOOL_DEBUG=1 for the traceback and report it",
+            err=True,
+        )
+        sys.exit(1)
+    sys.exit(code if isinstance(code, int) else 0)
+
+
+if __name__ == "__main__":
+    main()

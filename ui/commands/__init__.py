@@ -1,0 +1,1 @@
+"""The `judgepool` subcommands, one module per group of verbs."""

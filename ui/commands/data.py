@@ -1,0 +1,115 @@
+"""`judgepool ingest ...`: load queries, passages, qrels and runs; one transaction per file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from pooling.store import Store
+
+_FILES = click.argument(
+    "files", nargs=-1, required=True, type=click.Path(path_type=Path, dir_okay=False)
+)
+
+
+def _format_option(choices: tuple[str, ...]) -> click.Option:
+    return click.option(  # type: ignore[return-value]
+        "--format",
+        "fmt",
+        type=click.Choice(choices),
+        default=None,
+        help="The file format (default: told from the file name, else from its first line).",
+    )
+
+
+@click.group()
+def ingest() -> None:
+    """Load files into the database (each file in one transaction: all of it or nothing).
+
+    \b
+    Formats (any of them may be gzip-compressed):
+      queries  TSV `qid<TAB>text`, or JSONL {"qid", "text"}
+      docs     JSONL {"doc_id"|"docid"|"id"|"_id", "text"|"contents"|"body", "title"?, "parent_id"?}
+               or TSV `doc_id<TAB>text` (or a header row naming the columns)
+      qrels    TREC `qid 0 doc_id grade`, or JSONL {"qid", "doc_id", "grade"}
+      run      TREC `qid Q0 doc_id rank score tag`, JSONL {"qid", "doc_id", "score"}, or Parquet
+    """
+
+
+@ingest.command("queries")
+@_FILES
+@_format_option(("tsv", "jsonl"))
+@click.pass_obj
+def ingest_queries_cmd(store: Store, files: tuple[Path, ...], fmt: str | None) -> None:
+    """Load query texts (topics)."""
+    from pooling.ingest_texts import ingest_queries
+
+    for path in files:
+        done = ingest_queries(store, path, fmt)
+        click.echo(f"{path}: {done.rows} queries ({done.replaced} replaced) [{done.format}]")
+
+
+@ingest.command("docs")
+@_FILES
+@_format_option(("jsonl", "tsv"))
+@click.pass_obj
+def ingest_docs_cmd(store: Store, files: tuple[Path, ...], fmt: str | None) -> None:
+    """Load passage or chunk texts (with optional title and parent_id)."""
+    from pooling.ingest_texts import ingest_docs
+
+    for path in files:
+        done = ingest_docs(store, path, fmt)
+        click.echo(
+            f"{path}: {done.rows} docs ({done.replaced} replaced, {done.without_text} without "
+            f"text, {done.with_parent} with a parent_id) [{done.format}]"
+        )
+
+
+@ingest.command("qrels")
+@_FILES
+@click.option(
+    "--level",
+    type=click.Choice(["chunk", "doc"]),
+    default="chunk",
+    show_default=True,
+    help="chunk: labels of the ids the runs rank; doc: labels of their parent documents.",
+)
+@click.option("--labeller", default=None, help="Who made the labels [default: the file name].")
+@_format_option(("trec", "jsonl"))
+@click.pass_obj
+def ingest_qrels_cmd(
+    store: Store, files: tuple[Path, ...], level: str, labeller: str | None, fmt: str | None
+) -> None:
+    """Load human labels (grades are integers; negative grades are kept as given)."""
+    from pooling.ingest_labels import ingest_qrels
+
+    for path in files:
+        done = ingest_qrels(store, path, level=level, labeller=labeller, fmt=fmt)
+        click.echo(
+            f"{path}: {done.labels} {done.level}-level labels on {done.queries} queries by "
+            f"{done.labeller!r} ({done.added - done.changed} new, {done.changed} changed, "
+            f"{done.unchanged} unchanged)"
+        )
+
+
+@ingest.command("run")
+@_FILES
+@click.option("--name", default=None, help="The run's name [default: the file name's stem].")
+@_format_option(("trec", "jsonl", "parquet"))
+@click.pass_obj
+def ingest_run_cmd(
+    store: Store, files: tuple[Path, ...], name: str | None, fmt: str | None
+) -> None:
+    """Load rankings; a run ingested again under the same name replaces the old one atomically."""
+    from pooling.ingest_runs import ingest_run
+
+    if name is not None and len(files) > 1:
+        raise click.UsageError("--name needs a single file (each run gets its own name)")
+    for path in files:
+        done = ingest_run(store, path, name=name, fmt=fmt)
+        verb = "replaced" if done.replaced else "added"
+        click.echo(
+            f"{path}: run {done.name!r} {verb}: {done.rows} rows, {done.queries} queries "
+            f"[{done.format}]"
+        )
