@@ -1,0 +1,119 @@
+"""The judge port: what the labelling loop asks of any judge (an LLM, the offline judge, ...).
+
+The loop (judge/loop.py) turns holes into `JudgeRequest`s, asks the judge's cache first, calls
+`Judge.judge` for the rest with bounded concurrency, and writes each `JudgeAnswer` as a label with
+provenance the moment it exists. A judge only has to say who it is (`labeller`, `describe`), what
+makes two requests the same (`cache_key`, always content-based, never id-based), and how it
+answers one request. `prepare` lets a judge do batch work first (the offline judge embeds every
+passage and calibrates its thresholds there); an LLM judge leaves it empty.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from pooling.store import Store
+
+
+@dataclass(frozen=True)
+class ShownSpan:
+    """One piece of text shown to the judge: which doc (chunk) and which characters of its text."""
+
+    doc_id: str
+    start: int
+    end: int
+
+
+@dataclass(frozen=True)
+class JudgeRequest:
+    """One hole to label, with exactly the text the judge will see.
+
+    At the chunk level `passage` is the doc's text; at the doc level it is the best-ranked
+    retrieved chunk(s) of the document for this query (`shown` records which, and which
+    characters). `truncated` is set when the text was cut to the token budget.
+    """
+
+    qid: str
+    doc_id: str
+    level: str
+    query: str
+    passage: str
+    shown: tuple[ShownSpan, ...]
+    truncated: bool = False
+
+
+@dataclass(frozen=True)
+class JudgeAnswer:
+    """What a judge said about one request.
+
+    `status` is `ok` (a grade 0-3), `unparsed` (an answer with no single grade) or `error`
+    (no usable answer: HTTP failure, timeout ...). `provenance` holds judge-specific details
+    (latency breakdown, similarities, the neighbour used ...); the loop adds the common ones.
+    """
+
+    status: str
+    grade: int | None
+    raw_output: str | None = None
+    tokens_in: int | None = None
+    tokens_out: int | None = None
+    cost: float | None = None
+    latency_s: float | None = None
+    provenance: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A dry run's forecast for some requests: tokens and cost (None when the price is unknown)."""
+
+    requests: int
+    tokens_in: int
+    tokens_out: int
+    cost: float | None
+
+
+@runtime_checkable
+class Judge(Protocol):
+    """Anything that can grade (query, passage) pairs 0-3."""
+
+    @property
+    def labeller(self) -> str:
+        """The labeller name stored with every label, e.g. `openai/gpt-4o-mini@umbrela-v1`."""
+        ...
+
+    def describe(self) -> dict[str, Any]:
+        """Provenance shared by every label of this judge: model, template version and hash,
+        decoding parameters, api_base host (never a key), method version."""
+        ...
+
+    def cache_key(self, request: JudgeRequest) -> str:
+        """A hash of everything that determines the answer, built from content, never from ids."""
+        ...
+
+    def prepare(self, store: Store, requests: Sequence[JudgeRequest]) -> None:
+        """Batch work before any `judge` call (may be a no-op)."""
+        ...
+
+    def estimate(self, requests: Sequence[JudgeRequest]) -> Estimate:
+        """Forecast tokens and cost for `requests` (for --dry-run)."""
+        ...
+
+    async def judge(self, request: JudgeRequest) -> JudgeAnswer:
+        """Grade one request. Transient failures may raise; the loop decides about retries."""
+        ...
+
+
+class TransientJudgeFailure(Exception):
+    """A failure worth retrying (rate limit, 5xx, timeout, connection); the loop decides when.
+
+    `kind` is one of `rate_limit`, `server`, `timeout`, `connection`; `retry_after` is the
+    server's Retry-After in seconds when it sent one.
+    """
+
+    def __init__(self, kind: str, message: str, retry_after: float | None = None) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.retry_after = retry_after

@@ -1,0 +1,1 @@
+"""Measures, bootstrap intervals, paired comparisons and the judged@k gate."""
