@@ -21,7 +21,12 @@ def generate(out: Path, runs: int, queries: int, depth: int, seed: int) -> None:
     candidates = 3 * depth
     qids = [f"q{i:05d}" for i in range(queries)]
     # One candidate set per query; each run ranks a random depth-sized subset of it.
-    cand = np.stack([qi * 10 * candidates + rng.permutation(10 * candidates)[:candidates] for qi in range(queries)])
+    cand = np.stack(
+        [
+            qi * 10 * candidates + rng.permutation(10 * candidates)[:candidates]
+            for qi in range(queries)
+        ]
+    )
     with (out / "topics.tsv").open("w") as fh:
         for qid in qids:
             fh.write(f"{qid}\tsynthetic query {qid}\n")
@@ -29,7 +34,9 @@ def generate(out: Path, runs: int, queries: int, depth: int, seed: int) -> None:
         for qi, qid in enumerate(qids):
             judged = rng.choice(candidates, size=candidates // 4, replace=False)
             grades = rng.integers(0, 4, size=judged.size)
-            fh.writelines(f"{qid} 0 d{cand[qi, j]} {g}\n" for j, g in zip(judged, grades))
+            fh.writelines(
+                f"{qid} 0 d{cand[qi, j]} {g}\n" for j, g in zip(judged, grades, strict=True)
+            )
     for r in range(runs):
         name = f"run-{r}"
         with (out / f"{name}.trec").open("w") as fh:
@@ -38,7 +45,7 @@ def generate(out: Path, runs: int, queries: int, depth: int, seed: int) -> None:
                 scores = np.sort(rng.random(depth) * 30)[::-1]
                 fh.writelines(
                     f"{qid} Q0 d{cand[qi, j]} {rank} {s:.6f} {name}\n"
-                    for rank, (j, s) in enumerate(zip(picked, scores), start=1)
+                    for rank, (j, s) in enumerate(zip(picked, scores, strict=True), start=1)
                 )
 
 

@@ -64,7 +64,8 @@ def _load_trec(con: duckdb.DuckDBPyConnection, path: Path) -> None:
         "qid": "qid",
         "doc_id": "doc_id",
         # Only plain integers pass; anything else (1.0, 0x1) goes to the exact reader's verdict.
-        "grade": f"CASE WHEN regexp_matches(grade, '{_INTEGER_RE}') THEN CAST(grade AS INTEGER) END",
+        "grade": f"CASE WHEN regexp_matches(grade, '{_INTEGER_RE}') "
+        "THEN CAST(grade AS INTEGER) END",
     }
     fast = scan_columns(con, path, _TABLE, _QRELS_COLUMNS, keep, id_columns=("qid", "doc_id"))
     if fast and not has_duplicate_pairs(con, _TABLE):
@@ -88,7 +89,9 @@ def ingest_qrels(
     fmt = detect_format(path, "qrels", fmt)
     labeller = labeller if labeller is not None else path.name
     if not labeller.strip() or any(ch.isspace() for ch in labeller):
-        raise UsageError(f"labeller name {labeller!r} is empty or has whitespace", "pass --labeller NAME")
+        raise UsageError(
+            f"labeller name {labeller!r} is empty or has whitespace", "pass --labeller NAME"
+        )
     same_key = (
         f"j.qid = n.qid AND j.doc_id = n.doc_id AND j.level = {quote(level)} "
         f"AND j.source = 'human' AND j.labeller = {quote(labeller)}"

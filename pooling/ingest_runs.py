@@ -145,7 +145,8 @@ def _load_parquet(con: duckdb.DuckDBPyConnection, path: Path) -> None:
     if dup is not None:
         first, second = dup[2][0], dup[2][1]
         raise InputError(
-            path, f"row {second}: doc {dup[1]!r} appears twice for query {dup[0]!r} (first: row {first})"
+            path,
+            f"row {second}: doc {dup[1]!r} appears twice for query {dup[0]!r} (first: row {first})",
         )
     con.execute(f"ALTER TABLE {_TABLE} DROP COLUMN row_no")
 

@@ -108,12 +108,18 @@ def ingest_docs(store: Store, path: str | Path, fmt: str | None = None) -> Texts
             if len(batch) >= _BATCH:
                 r, w, p = _insert_docs(con, batch, source)
                 total, replaced, without, parents = (
-                    total + len(batch), replaced + r, without + w, parents + p
+                    total + len(batch),
+                    replaced + r,
+                    without + w,
+                    parents + p,
                 )
                 batch = []
         if batch:
             r, w, p = _insert_docs(con, batch, source)
             total, replaced, without, parents = (
-                total + len(batch), replaced + r, without + w, parents + p
+                total + len(batch),
+                replaced + r,
+                without + w,
+                parents + p,
             )
     return TextsIngested(str(path), fmt, total, replaced, without, parents)

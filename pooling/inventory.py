@@ -63,7 +63,7 @@ def list_queries(store: Store) -> list[QueryInfo]:
 def status_counts(store: Store) -> dict[str, Any]:
     """Counts of everything, and the labels by level, source and status."""
     with store.read() as con:
-        queries, = one(con, "SELECT count(*) FROM queries")
+        (queries,) = one(con, "SELECT count(*) FROM queries")
         docs, no_text, parents = one(
             con,
             "SELECT count(*), count(*) FILTER (WHERE text IS NULL), "
@@ -74,7 +74,7 @@ def status_counts(store: Store) -> dict[str, Any]:
             "SELECT level, source, labeller, status, count(*) FROM judgments "
             "GROUP BY ALL ORDER BY level, source, labeller, status"
         ).fetchall()
-        version, = one(con, "SELECT max(version) FROM schema_migrations")
+        (version,) = one(con, "SELECT max(version) FROM schema_migrations")
     return {
         "schema_version": int(version),
         "queries": int(queries),

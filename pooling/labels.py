@@ -96,9 +96,7 @@ def write_judgments(store: Store, judgments: Sequence[Judgment]) -> int:
         for j in judgments
     ]
     with store.write() as con:
-        con.executemany(
-            f"INSERT INTO judgments ({_COLUMNS}) VALUES ({', '.join('?' * 15)})", rows
-        )
+        con.executemany(f"INSERT INTO judgments ({_COLUMNS}) VALUES ({', '.join('?' * 15)})", rows)
     return len(rows)
 
 
@@ -107,23 +105,52 @@ def quote(value: str) -> str:
     return "'" + value.replace("'", "''") + "'"
 
 
+def _qualifying(level: str, judge: str | None) -> str:
+    """WHERE clause of the labels that can be effective: ok human labels, ok judge labels."""
+    check_level(level)
+    judges = (
+        "source = 'llm'" if judge is None else f"(source = 'llm' AND labeller = {quote(judge)})"
+    )
+    return (
+        f"level = {quote(level)} AND status = 'ok' AND grade IS NOT NULL "
+        f"AND (source = 'human' OR {judges})"
+    )
+
+
 def effective_labels_sql(level: str, judge: str | None = None) -> str:
     """A subquery of (qid, doc_id, grade, source, labeller, judgment_id): one row per labelled pair.
 
     `judge` restricts the judge labels considered to one labeller; human labels always count.
     """
-    check_level(level)
-    judges = "source = 'llm'" if judge is None else f"(source = 'llm' AND labeller = {quote(judge)})"
     return f"""
         SELECT qid, doc_id, grade, source, labeller, id AS judgment_id FROM (
             SELECT qid, doc_id, grade, source, labeller, id,
                    row_number() OVER (
                        PARTITION BY qid, doc_id
                        ORDER BY (source = 'human') DESC, id DESC) AS pick
-            FROM judgments
-            WHERE level = {quote(level)} AND status = 'ok' AND grade IS NOT NULL
-              AND (source = 'human' OR {judges})
+            FROM judgments WHERE {_qualifying(level, judge)}
         ) WHERE pick = 1"""
+
+
+def labelled_pairs_sql(level: str, judge: str | None = None, among: str | None = None) -> str:
+    """A subquery of (qid, doc_id) for the pairs that have an effective label (no grade needed).
+
+    Cheaper than `effective_labels_sql` when only the existence of a label matters (pools,
+    judged@k): a pair is labelled iff one qualifying label exists. `among` names a relation of
+    (qid, doc_id) candidates to restrict the search to (a join, much faster than a filter).
+    """
+    where = _qualifying(level, judge)
+    if among is None:
+        return f"SELECT DISTINCT qid, doc_id FROM judgments WHERE {where}"
+    return (
+        f"SELECT DISTINCT j.qid, j.doc_id FROM judgments j "
+        f"JOIN {among} c ON c.qid = j.qid AND c.doc_id = j.doc_id WHERE {where}"
+    )
+
+
+def labelled_queries_sql(level: str, judge: str | None = None) -> str:
+    """A subquery of (qid) for the evaluation set: queries with at least one effective label."""
+    return f"SELECT DISTINCT qid FROM judgments WHERE {_qualifying(level, judge)}"
 
 
 def labellers(store: Store, level: str | None = None) -> list[tuple[str, str, int]]:

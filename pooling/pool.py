@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from pooling.errors import UsageError
-from pooling.labels import check_level, effective_labels_sql
+from pooling.labels import check_level, labelled_pairs_sql, labelled_queries_sql
 from pooling.rankings import doc_texts_sql, rankings_sql, run_keys
 from pooling.store import Store
 
@@ -72,10 +72,11 @@ def _pool_ctes(
 ) -> str:
     extra = "UNION SELECT DISTINCT qid FROM ranked" if all_queries else ""
     return f"""
-        WITH lab AS ({effective_labels_sql(level, judge)}),
-        ranked AS ({rankings_sql(level, keys, depth)}),
-        scope AS (SELECT DISTINCT qid FROM lab {extra}),
-        top AS (SELECT r.run_key, r.qid, r.doc_id, r.rank, l.grade IS NOT NULL AS labelled
+        WITH ranked AS ({rankings_sql(level, keys, depth)}),
+        scope AS ({labelled_queries_sql(level, judge)} {extra}),
+        candidates AS (SELECT DISTINCT qid, doc_id FROM ranked),
+        lab AS ({labelled_pairs_sql(level, judge, among="candidates")}),
+        top AS (SELECT r.run_key, r.qid, r.doc_id, r.rank, l.qid IS NOT NULL AS labelled
                 FROM ranked r JOIN scope s ON s.qid = r.qid
                 LEFT JOIN lab l ON l.qid = r.qid AND l.doc_id = r.doc_id)
     """
@@ -117,7 +118,8 @@ def pool_summary(
             pooled AS (SELECT qid, doc_id, bool_or(labelled) AS labelled FROM top GROUP BY ALL),
             texts AS ({doc_texts_sql(level)})
             SELECT (SELECT count(*) FROM scope),
-                   (SELECT count(DISTINCT qid) FROM ranked WHERE qid NOT IN (SELECT qid FROM scope)),
+                   (SELECT count(DISTINCT qid) FROM ranked
+                    WHERE qid NOT IN (SELECT qid FROM scope)),
                    count(*), count(*) FILTER (WHERE NOT p.labelled),
                    count(*) FILTER (WHERE NOT p.labelled AND NOT coalesce(t.has_text, false)),
                    count(*) FILTER (WHERE NOT p.labelled AND q.qid IS NULL)

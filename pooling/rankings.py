@@ -45,10 +45,7 @@ def rankings_sql(level: str, keys: Sequence[int], depth: int | None = None) -> s
     keys_sql = _keys_list(keys)
     cut = "" if depth is None else f" AND rank <= {int(depth)}"
     if level == "chunk":
-        return (
-            "SELECT run_key, qid, doc_id, rank FROM run_rows "
-            f"WHERE run_key IN ({keys_sql}){cut}"
-        )
+        return f"SELECT run_key, qid, doc_id, rank FROM run_rows WHERE run_key IN ({keys_sql}){cut}"
     return f"""
         SELECT run_key, qid, doc_id, rank, chunk_id, chunk_rank FROM (
             SELECT run_key, qid, doc_id, chunk_id, chunk_rank,

@@ -268,9 +268,13 @@ def _doc_from_json(path: Path, number: int, obj: dict[str, Any]) -> DocRow:
     doc_id = _json_id(path, number, obj, DOC_ID_KEYS, "doc id")
     found, text = _json_text(obj, DOC_TEXT_KEYS)
     if not found:
-        raise InputError(path, f"no passage text: expected one of {', '.join(DOC_TEXT_KEYS)}", number)
+        raise InputError(
+            path, f"no passage text: expected one of {', '.join(DOC_TEXT_KEYS)}", number
+        )
     if text is not None and not isinstance(text, str):
-        raise InputError(path, f"passage text must be a string, found {type(text).__name__}", number)
+        raise InputError(
+            path, f"passage text must be a string, found {type(text).__name__}", number
+        )
     parent = _optional_str(path, number, obj, "parent_id")
     if parent is not None:
         check_id(path, number, "parent_id", parent)

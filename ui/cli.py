@@ -51,10 +51,15 @@ def cli(ctx: click.Context, db: str | None) -> None:
 
 
 def _register() -> None:
-    from ui.commands import data, info, pool
+    """Add the subcommands (one module per group of verbs; each imports only what is light)."""
+    from ui.commands import data, info, labels, pool
 
-    for command in (data.ingest, pool.pool, info.runs, info.queries, info.status):
-        cli.add_command(command)
+    cli.add_command(data.ingest)
+    cli.add_command(pool.pool)
+    cli.add_command(labels.labels)
+    cli.add_command(info.runs)
+    cli.add_command(info.queries)
+    cli.add_command(info.status)
 
 
 _register()

@@ -29,7 +29,9 @@ def table(headers: Sequence[str], rows: Iterable[Sequence[Any]], right: Sequence
     return "\n".join(lines)
 
 
-def echo_table(headers: Sequence[str], rows: Iterable[Sequence[Any]], right: Sequence[int] = ()) -> None:
+def echo_table(
+    headers: Sequence[str], rows: Iterable[Sequence[Any]], right: Sequence[int] = ()
+) -> None:
     """Print a table to stdout."""
     click.echo(table(headers, rows, right))
 

@@ -2,19 +2,23 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any, TypeVar
 
 import click
 
 from pooling.store import Store
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 _FILES = click.argument(
     "files", nargs=-1, required=True, type=click.Path(path_type=Path, dir_okay=False)
 )
 
 
-def _format_option(choices: tuple[str, ...]) -> click.Option:
-    return click.option(  # type: ignore[return-value]
+def _format_option(choices: tuple[str, ...]) -> Callable[[F], F]:
+    return click.option(
         "--format",
         "fmt",
         type=click.Choice(choices),

@@ -76,7 +76,10 @@ def status(store: Store, fmt: str) -> None:
     if counts["labels"]:
         echo_table(
             ("level", "source", "labeller", "status", "labels"),
-            [(x["level"], x["source"], x["labeller"], x["status"], x["count"]) for x in counts["labels"]],
+            [
+                (x["level"], x["source"], x["labeller"], x["status"], x["count"])
+                for x in counts["labels"]
+            ],
             right=(4,),
         )
     else:

@@ -74,7 +74,14 @@ def pool(
             )
         else:
             rows = (
-                (h.qid, h.doc_id, h.best_rank, ",".join(h.runs), int(h.has_text), int(h.has_query_text))
+                (
+                    h.qid,
+                    h.doc_id,
+                    h.best_rank,
+                    ",".join(h.runs),
+                    int(h.has_text),
+                    int(h.has_query_text),
+                )
                 for h in holes
             )
             headers = ("qid", "doc_id", "best_rank", "runs", "has_text", "has_query_text")

@@ -1,0 +1,83 @@
+"""Lift chunk labels to their documents, explicitly and with provenance.
+
+For teams that judged chunks before evaluating at the document level: the document's grade for a
+query is the highest effective grade among its labelled chunks (`rule="max"`: a document is as
+relevant as its best passage). The lifted label keeps the source of the chunk label that gave the
+maximum (human wins ties), is written by labeller `lift:max`, and records in its provenance every
+chunk label it was computed from. Lifting again replaces the earlier lifted labels.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pooling.errors import UsageError
+from pooling.labels import effective_labels_sql, quote
+from pooling.sql import one
+from pooling.store import Store, utcnow
+
+RULES = ("max",)
+
+
+@dataclass(frozen=True)
+class Lifted:
+    """What one lift wrote."""
+
+    rule: str
+    labels: int
+    queries: int
+    from_chunks: int
+    human: int
+    llm: int
+
+
+def lift_labels(store: Store, rule: str = "max", judge: str | None = None) -> Lifted:
+    """Write doc-level labels computed from the effective chunk-level labels."""
+    if rule not in RULES:
+        raise UsageError(f"unknown lift rule {rule!r}", f"use --rule {'|'.join(RULES)}")
+    labeller = f"lift:{rule}"
+    with store.write() as con:
+        con.execute(
+            f"""CREATE TEMP TABLE _lift AS
+                WITH chunk AS ({effective_labels_sql("chunk", judge)})
+                SELECT c.qid, coalesce(d.parent_id, c.doc_id) AS doc_id,
+                       max(c.grade) AS grade,
+                       arg_max(c.source, c.grade * 2 + (c.source = 'human')::INTEGER) AS source,
+                       to_json(list({{'chunk': c.doc_id, 'grade': c.grade, 'source': c.source,
+                                      'labeller': c.labeller}} ORDER BY c.doc_id)) AS chunks,
+                       count(*) AS n
+                FROM chunk c LEFT JOIN docs d ON d.doc_id = c.doc_id
+                GROUP BY c.qid, coalesce(d.parent_id, c.doc_id)"""
+        )
+        con.execute(
+            f"DELETE FROM judgments WHERE level = 'doc' AND labeller = {quote(labeller)} "
+            "AND (qid, doc_id) IN (SELECT (qid, doc_id) FROM _lift)"
+        )
+        con.execute(
+            f"""INSERT INTO judgments (qid, doc_id, level, grade, source, labeller, status,
+                                       provenance, created_at)
+                SELECT qid, doc_id, 'doc', grade, source, {quote(labeller)}, 'ok',
+                       json_object('rule', $rule, 'judge', $judge, 'from_level', 'chunk',
+                                   'chunks', chunks), $now
+                FROM _lift ORDER BY qid, doc_id""",
+            {"rule": rule, "judge": judge, "now": utcnow()},
+        )
+        labels, queries, chunks, human, llm = one(
+            con,
+            "SELECT count(*), count(DISTINCT qid), coalesce(sum(n), 0), "
+            "count(*) FILTER (WHERE source = 'human'), count(*) FILTER (WHERE source = 'llm') "
+            "FROM _lift",
+        )
+        con.execute("DROP TABLE _lift")
+    return Lifted(rule, int(labels), int(queries), int(chunks), int(human), int(llm))
+
+
+def describe(lifted: Lifted) -> str:
+    """One line for the terminal."""
+    return (
+        f"lifted {lifted.from_chunks} chunk labels to {lifted.labels} doc-level labels on "
+        f"{lifted.queries} queries (rule {lifted.rule}; {lifted.human} human, {lifted.llm} judge)"
+    )
+
+
+__all__ = ["RULES", "Lifted", "describe", "lift_labels"]
