@@ -1,1 +1,10 @@
-"""Judges that label holes 0-3 (an LLM through litellm, or the offline judge), cached by content."""
+"""Judges that label holes 0-3 (an LLM through litellm, or the offline judge), cached by content.
+
+    base.py      the port: JudgeRequest, JudgeAnswer, Judge, TransientJudgeFailure, RequestRejected
+    registry.py  make_judge(model, **options), choose_model(model, api_base)
+    backfill.py  plan_holes, forecast (--dry-run), backfill: the library behind `judgepool judge`
+    requests.py  holes -> requests (texts, truncation, doc-level chunk views, no_text)
+    loop.py      the async labelling loop; throttle.py, budget.py, writer.py, provenance.py
+    llm.py       the litellm backend; prompt.py + prompts/ (templates), parse.py (grades)
+    cache.py     the content-keyed answer cache; tokens.py, redact.py, progress.py
+"""

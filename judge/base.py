@@ -67,12 +67,18 @@ class JudgeAnswer:
 
 @dataclass(frozen=True)
 class Estimate:
-    """A dry run's forecast for some requests: tokens and cost (None when the price is unknown)."""
+    """A dry run's forecast for some requests: tokens and cost (None when the price is unknown).
+
+    `max_cost` is the worst case (every answer as long as the output cap allows, input counts
+    with a margin); the loop reserves it before a call so that --max-cost is never exceeded.
+    When a judge leaves it None, `cost` is used instead.
+    """
 
     requests: int
     tokens_in: int
     tokens_out: int
     cost: float | None
+    max_cost: float | None = None
 
 
 @runtime_checkable
@@ -105,6 +111,10 @@ class Judge(Protocol):
         """Grade one request. Transient failures may raise; the loop decides about retries."""
         ...
 
+    # Optional, not part of the protocol: `async def aclose(self) -> None`. When a judge has it,
+    # the loop awaits it at the end of its event loop (the LLM judge closes litellm's cached
+    # HTTP clients there).
+
 
 class TransientJudgeFailure(Exception):
     """A failure worth retrying (rate limit, 5xx, timeout, connection); the loop decides when.
@@ -117,3 +127,16 @@ class TransientJudgeFailure(Exception):
         super().__init__(message)
         self.kind = kind
         self.retry_after = retry_after
+
+
+class RequestRejected(Exception):
+    """A failure of this one request that a retry would not cure (the passage was refused by a
+    content filter, the prompt exceeds the context window ...): labelled `error`, not retried.
+
+    Failures that make every request fail (a bad key, an unknown model) are
+    `pooling.errors.JudgeError` instead: the loop stops on those.
+    """
+
+    def __init__(self, kind: str, message: str) -> None:
+        super().__init__(message)
+        self.kind = kind

@@ -7,6 +7,7 @@ No test writes inside the repository, none reaches the network, and tests that n
 from __future__ import annotations
 
 import os
+import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,6 +16,9 @@ import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED_DATA = Path(os.environ.get("JUDGEPOOL_SHARED_DATA", REPO.parent / "shared" / "data"))
+# Hypothesis writes a cache to ./.hypothesis while collecting, before any fixture runs: not here.
+_HYPOTHESIS_HOME = Path(tempfile.gettempdir()) / "judgepool-hypothesis"
+os.environ.setdefault("HYPOTHESIS_STORAGE_DIRECTORY", str(_HYPOTHESIS_HOME))
 
 
 @pytest.fixture(autouse=True)

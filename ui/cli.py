@@ -52,7 +52,8 @@ def cli(ctx: click.Context, db: str | None) -> None:
 
 def _register() -> None:
     """Add the subcommands (one module per group of verbs; each imports only what is light)."""
-    from ui.commands import data, info, labels, pool
+    from ui.commands import data, evaluate, export, info, labels, pool, serve
+    from ui.commands import judge as judge_command
 
     cli.add_command(data.ingest)
     cli.add_command(pool.pool)
@@ -60,6 +61,11 @@ def _register() -> None:
     cli.add_command(info.runs)
     cli.add_command(info.queries)
     cli.add_command(info.status)
+    cli.add_command(judge_command.judge)
+    cli.add_command(evaluate.eval_command)
+    cli.add_command(evaluate.compare_command)
+    cli.add_command(export.export)
+    cli.add_command(serve.ui)
 
 
 _register()

@@ -2,27 +2,12 @@
 
 from __future__ import annotations
 
-import shlex
-
 import click
 
+from metrics.gate import judge_command
 from pooling.store import Store
 from ui.format import echo_jsonl, echo_table, echo_tsv, note
 from ui.options import all_queries_option, depth_option, judge_option, level_option, runs_option
-
-
-def judge_command(
-    store: Store, depth: int, runs: tuple[str, ...], level: str, all_queries: bool = False
-) -> str:
-    """The exact `judgepool judge ...` command that fills these holes (printed for copying)."""
-    parts = ["judgepool", "--db", str(store.path), "judge", "--depth", str(depth)]
-    if level != "chunk":
-        parts += ["--level", level]
-    for run in runs:
-        parts += ["--run", run]
-    if all_queries:
-        parts.append("--all-queries")
-    return shlex.join(parts)
 
 
 @click.command("pool")
@@ -118,5 +103,5 @@ def pool(
             "level and are not pooled; add --all-queries to pool them too"
         )
     if summary.holes:
-        command = judge_command(store, depth, runs, level, all_queries)
+        command = judge_command(store, depth, runs, level, all_queries, judge=judge)
         click.echo(f"fill the holes with: {command} --model MODEL")

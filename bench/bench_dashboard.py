@@ -1,0 +1,180 @@
+"""Dashboard benchmark on TREC DL 2019 (6 runs, 43 queries): page render times, and reads while
+`judgepool judge` writes to the same database from another process.
+
+1. Render time of each page (Streamlit AppTest run), cold (first render after the database
+   changed: every cached reader recomputes) and warm (median of 5 reruns). Target (issue 7):
+   under 2 s per page.
+2. Two processes: the real `judgepool judge` (litellm against tests/fake_openai.py, 8 calls in
+   flight, batched writes) labels the depth-100 pool for `--seconds`, while this process
+   re-renders the Runs page every 0.5 s and reads the database fingerprint in between. Reported:
+   reads, failed reads (target 0), longest wait for a read, whether the label count only grew,
+   and judged@10 of the least-judged run over time.
+
+Needs ../shared/data (TREC DL). Writes bench/results/dashboard.json.
+Run: .venv/bin/python bench/bench_dashboard.py [--seconds 20]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+sys.path.insert(0, str(REPO))
+DL = Path(os.environ.get("JUDGEPOOL_SHARED_DATA", REPO.parent / "shared" / "data")) / "trec-dl"
+PAGES = ("runs", "compare", "audit", "export")
+
+
+def build(db: Path) -> None:
+    """Ingest DL19 topics, passages, qrels and the six runs with the CLI."""
+    judgepool = str(Path(sys.executable).with_name("judgepool"))
+    env = {**os.environ, "JUDGEPOOL_DB": str(db)}
+    steps = [
+        ["ingest", "queries", str(DL / "topics" / "topics.dl19-passage.txt")],
+        ["ingest", "docs", str(DL / "passages" / "msmarco-v1-passages.dl19-dl20-runs.jsonl")],
+        ["ingest", "qrels", str(DL / "qrels" / "qrels.dl19-passage.txt")],
+        ["ingest", "run", *sorted(str(p) for p in (DL / "runs" / "dl19").glob("*.trec"))],
+    ]
+    for step in steps:
+        subprocess.run([judgepool, *step], env=env, check=True, stdout=subprocess.DEVNULL)
+
+
+def app(page: str) -> Any:
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(REPO / "ui" / "app.py"), default_timeout=120)
+    at.run()
+    if page != "runs":
+        at.switch_page(f"dashboard/{page}.py")
+    return at
+
+
+def render_times() -> dict[str, dict[str, float]]:
+    """Cold and warm AppTest run time of each page."""
+    import streamlit as st
+
+    out = {}
+    for page in PAGES:
+        at = app(page)
+        st.cache_data.clear()  # cold: every cached reader recomputes
+        started = time.perf_counter()
+        at.run()
+        cold = time.perf_counter() - started
+        if at.exception:
+            raise SystemExit(f"page {page} raised: {[e.value for e in at.exception]}")
+        warm = []
+        for _ in range(5):
+            started = time.perf_counter()
+            at.run()
+            warm.append(time.perf_counter() - started)
+        out[page] = {"cold_s": round(cold, 3), "warm_median_s": round(statistics.median(warm), 3)}
+        print(f"{page:8s} cold {cold:.2f} s   warm {statistics.median(warm):.2f} s", flush=True)
+    return out
+
+
+def two_processes(db: Path, seconds: float) -> dict[str, Any]:
+    """Reads by this process while a real `judgepool judge` process writes labels."""
+    from tests.fake_openai import FakeOpenAI
+    from ui.dashboard.data import db_version
+
+    at = app("runs")
+    at.run()
+    waits: list[float] = []
+    counts: list[int] = []
+    judged: list[float] = []
+    failures: list[str] = []
+    with FakeOpenAI(latency=0.05) as fake:
+        env = {**os.environ, "OPENAI_API_KEY": "sk-bench-not-a-key", "JUDGEPOOL_DB": str(db)}
+        judge = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "ui.cli",
+                "judge",
+                "--model",
+                "openai/fake-model",
+                "--api-base",
+                fake.api_base,
+                "--depth",
+                "100",
+                "--concurrency",
+                "8",
+            ],
+            cwd=REPO,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+        end = time.monotonic() + seconds
+        next_page = 0.0
+        while time.monotonic() < end and judge.poll() is None:
+            started = time.perf_counter()
+            try:
+                version = db_version(str(db))
+                counts.append(int(version[1]) if version else -1)
+            except Exception as err:  # a failed read is what this measures
+                failures.append(f"{type(err).__name__}: {err}")
+            waits.append(time.perf_counter() - started)
+            if time.monotonic() >= next_page:
+                at.run()
+                failures += [str(e.value) for e in at.exception] + [e.value for e in at.error]
+                table = [el.value for el in at.dataframe if "Judged@10" in el.value.columns]
+                if table:
+                    judged.append(float(table[0]["Judged@10"].min()))
+                next_page = time.monotonic() + 0.5
+            time.sleep(0.05)
+        judge.send_signal(2)
+        judge.communicate(timeout=120)
+    waits.sort()
+    return {
+        "seconds": seconds,
+        "reads": len(waits),
+        "page_renders": len(judged),
+        "failures": len(failures),
+        "failure_examples": failures[:3],
+        "read_wait_max_s": round(waits[-1], 3),
+        "read_wait_p50_s": round(waits[len(waits) // 2], 3),
+        "read_wait_p99_s": round(waits[min(len(waits) - 1, int(len(waits) * 0.99))], 3),
+        "labels_first": counts[0],
+        "labels_last": counts[-1],
+        "labels_only_grew": counts == sorted(counts),
+        "min_judged_at_10_first_last": [judged[0], judged[-1]] if judged else None,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=20.0)
+    args = parser.parse_args()
+    if not DL.is_dir():
+        raise SystemExit(f"shared data absent: {DL}")
+    logging.getLogger("streamlit").setLevel(logging.ERROR)
+    with tempfile.TemporaryDirectory() as tmp:
+        db = Path(tmp) / "dl19.duckdb"
+        os.environ["JUDGEPOOL_DB"] = str(db)
+        build(db)
+        renders = render_times()
+        concurrent = two_processes(db, args.seconds)
+    print(json.dumps(concurrent, indent=2))
+    results = {
+        "data": "TREC DL 2019 passage, 6 runs, 43 queries",
+        "render": renders,
+        "two_processes": concurrent,
+    }
+    (HERE / "results").mkdir(exist_ok=True)
+    (HERE / "results" / "dashboard.json").write_text(json.dumps(results, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    main()

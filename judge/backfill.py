@@ -1,0 +1,105 @@
+"""`judgepool judge` as library calls: plan the holes, forecast a dry run, or fill them.
+
+    plan = plan_holes(store, depth=10, runs=["splade"])          # holes -> requests
+    judge = make_judge("openai/gpt-4o-mini")                      # judge.registry
+    with JudgeCache() as cache:
+        print(forecast(store, judge, plan, cache))                # --dry-run: no call made
+        stats = backfill(store, judge, plan, LoopOptions(max_cost=5), cache)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from judge.base import Estimate, Judge
+from judge.cache import JudgeCache, usable_entry
+from judge.loop import LabellingLoop, LoopOptions, LoopStats, ProgressSink
+from judge.requests import DEFAULT_MAX_CHUNKS, DEFAULT_PASSAGE_TOKENS, Built, build_requests
+from pooling.pool import Hole, list_holes
+from pooling.store import Store
+
+
+@dataclass(frozen=True)
+class Plan:
+    """The holes of a pool and the requests built for them."""
+
+    level: str
+    depth: int
+    runs: tuple[str, ...]
+    holes: list[Hole]
+    built: Built
+    passage_tokens: int
+
+
+@dataclass(frozen=True)
+class Forecast:
+    """What a run would do: pairs from the cache, calls to make, tokens and cost."""
+
+    holes: int
+    no_text: int
+    requests: int
+    unique: int
+    cached_pairs: int
+    cached_unique: int
+    truncated: int
+    estimate: Estimate
+
+    @property
+    def calls(self) -> int:
+        """Calls a run would make, before retries."""
+        return self.unique - self.cached_unique
+
+
+def plan_holes(
+    store: Store,
+    depth: int = 10,
+    runs: Sequence[str] = (),
+    level: str = "chunk",
+    judge: str | None = None,
+    all_queries: bool = False,
+    passage_tokens: int = DEFAULT_PASSAGE_TOKENS,
+    max_chunks: int = DEFAULT_MAX_CHUNKS,
+) -> Plan:
+    """The holes (as `judgepool pool --list` shows them) and the judge requests for them."""
+    holes = list_holes(store, depth, list(runs), level, judge, all_queries)
+    built = build_requests(store, holes, level, list(runs), passage_tokens, max_chunks)
+    return Plan(level, depth, tuple(runs), holes, built, passage_tokens)
+
+
+def forecast(store: Store, judge: Judge, plan: Plan, cache: JudgeCache) -> Forecast:
+    """A dry run: cache hits, distinct texts to send, estimated tokens and cost. No call."""
+    requests = plan.built.requests
+    if requests:
+        judge.prepare(store, requests)
+    first_of: dict[str, int] = {}
+    pairs_of: dict[str, int] = {}
+    for index, request in enumerate(requests):
+        key = judge.cache_key(request)
+        first_of.setdefault(key, index)
+        pairs_of[key] = pairs_of.get(key, 0) + 1
+    hits = {k for k, v in cache.get_many(list(first_of)).items() if usable_entry(v)}
+    to_call = [requests[i] for k, i in first_of.items() if k not in hits]
+    return Forecast(
+        holes=len(plan.holes),
+        no_text=len(plan.built.skipped),
+        requests=len(requests),
+        unique=len(first_of),
+        cached_pairs=sum(pairs_of[k] for k in hits),
+        cached_unique=len(hits),
+        truncated=plan.built.truncated,
+        estimate=judge.estimate(to_call),
+    )
+
+
+def backfill(
+    store: Store,
+    judge: Judge,
+    plan: Plan,
+    options: LoopOptions,
+    cache: JudgeCache,
+    progress: ProgressSink | None = None,
+) -> LoopStats:
+    """Label every hole of the plan (see judge/loop.py); returns what happened."""
+    loop = LabellingLoop(store, judge, cache, options, progress)
+    return loop.run(plan.built.requests, plan.built.skipped)

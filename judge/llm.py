@@ -1,0 +1,285 @@
+"""The LLM judge: one chat completion per request through litellm's async API, graded by parse.py.
+
+Any litellm model string works (`openai/gpt-4o-mini`, `anthropic/...`, `ollama/...`,
+`hosted_vllm/...`, or `openai/NAME` with an OpenAI-compatible `api_base`). Keys are read by
+litellm from the environment; they never pass through this module.
+
+Retries belong to the loop alone: litellm's own retries (`num_retries`) and the OpenAI SDK's
+(`max_retries`, which also honours Retry-After by itself) are set to 0, so that every HTTP
+request is one attempt the loop counted, budgeted and saw. Failures are translated once, here:
+rate limits, 5xx, timeouts and connection errors -> `TransientJudgeFailure`; a request the
+provider refuses on its own merits -> `RequestRejected`; a key, model or parameter problem that
+would fail every request -> `JudgeError` (the loop stops).
+
+Cost comes from litellm's local price map; a model it does not know gets cost None (unknown).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from email.utils import parsedate_to_datetime
+from functools import cached_property
+from importlib.metadata import version
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
+
+from judge.base import Estimate, JudgeAnswer, JudgeRequest, RequestRejected, TransientJudgeFailure
+from judge.cache import content_key
+from judge.parse import PARSER_VERSION, parse_grade
+from judge.prompt import DEFAULT_TEMPLATE, Template, load_template
+from judge.redact import host_of, redact
+from judge.tokens import count_tokens
+from pooling.errors import JudgeError, UsageError
+from pooling.text import normalise
+
+if TYPE_CHECKING:
+    from pooling.store import Store
+
+#: Output tokens a typical answer takes (the fixed line); used for dry-run estimates only.
+TYPICAL_OUTPUT_TOKENS = 8
+#: Chat framing tokens per message, and the margin on input counts for worst-case costs.
+MESSAGE_OVERHEAD = 4
+INPUT_MARGIN = 1.25
+
+
+def load_litellm() -> ModuleType:
+    """Import litellm offline (local price map) and quiet (no feedback banners on errors)."""
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    import litellm
+
+    litellm.suppress_debug_info = True
+    return litellm
+
+
+@dataclass(frozen=True)
+class LLMSettings:
+    """What the user chose: the model, where it is served, and the decoding parameters."""
+
+    model: str
+    api_base: str | None = None
+    temperature: float = 0.0
+    max_tokens: int = 256
+    timeout: float = 60.0
+    template: str = DEFAULT_TEMPLATE
+
+    def check(self) -> None:
+        if not self.model or "/" not in self.model:
+            raise UsageError(
+                f"model {self.model!r} does not name a provider",
+                "use a litellm model string such as openai/gpt-4o-mini, anthropic/<model>, "
+                "ollama/<model>, hosted_vllm/<model>",
+            )
+        if self.max_tokens < 1:
+            raise UsageError(f"--max-tokens {self.max_tokens} must be positive")
+        if self.timeout <= 0:
+            raise UsageError(f"--timeout {self.timeout} must be positive")
+
+
+def _retry_after(err: Exception) -> float | None:
+    """Seconds from retry-after-ms / Retry-After (seconds or an HTTP date), when present."""
+    response = getattr(err, "response", None)
+    headers = getattr(response, "headers", None)
+    if headers is None:
+        return None
+    try:
+        if headers.get("retry-after-ms"):
+            return max(0.0, float(headers["retry-after-ms"]) / 1000.0)
+        raw = headers.get("retry-after")
+        if raw:
+            try:
+                return max(0.0, float(raw))
+            except ValueError:
+                return max(0.0, parsedate_to_datetime(raw).timestamp() - time.time())
+    except (TypeError, ValueError):
+        return None
+    return None
+
+
+def translate(err: Exception, litellm: ModuleType, model: str) -> Exception:
+    """The loop's view of a litellm exception (see the module docstring)."""
+    text = redact(str(err))[:500]
+    if isinstance(err, litellm.ContextWindowExceededError):
+        return RequestRejected("context_window", text)
+    if isinstance(err, litellm.ContentPolicyViolationError):
+        return RequestRejected("content_policy", text)
+    if isinstance(err, litellm.RateLimitError):
+        return TransientJudgeFailure("rate_limit", text, _retry_after(err))
+    if isinstance(err, litellm.Timeout):
+        return TransientJudgeFailure("timeout", text)
+    if isinstance(err, litellm.APIConnectionError):
+        return TransientJudgeFailure("connection", text)
+    if "missing credentials" in text.lower() or "api_key" in text.lower():
+        return JudgeError(f"no usable key for {model}: {text}", _KEY_HINT)
+    if isinstance(err, litellm.AuthenticationError | litellm.PermissionDeniedError):
+        return JudgeError(f"the provider refused the key for {model}: {text}", _KEY_HINT)
+    if isinstance(err, litellm.NotFoundError):
+        return JudgeError(
+            f"model {model} was not found: {text}", "check the model name and --api-base"
+        )
+    if isinstance(err, litellm.BadRequestError):
+        return JudgeError(
+            f"the provider rejected the request for {model}: {text}",
+            "check --temperature / --max-tokens for this model, and the model name",
+        )
+    if "connection error" in text.lower():  # litellm reports a refused connection as a 500
+        return TransientJudgeFailure("connection", text)
+    status = getattr(err, "status_code", None)
+    if isinstance(status, int) and (status >= 500 or status in (408, 409)):
+        return TransientJudgeFailure("server", text)
+    if status in (401, 403):  # some providers' 403 arrives as a plain APIError
+        return JudgeError(f"the provider refused the key for {model}: {text}", _KEY_HINT)
+    if isinstance(status, int) and 400 <= status < 500:
+        return JudgeError(f"the provider rejected the request for {model} ({status}): {text}")
+    if isinstance(err, litellm.InternalServerError | litellm.ServiceUnavailableError):
+        return TransientJudgeFailure("server", text)
+    if isinstance(err, litellm.APIError):
+        return TransientJudgeFailure("server", text)
+    return JudgeError(f"calling {model} failed: {type(err).__name__}: {text}")
+
+
+_KEY_HINT = (
+    "export the provider's key (OPENAI_API_KEY, ANTHROPIC_API_KEY, ...); for a local "
+    "OpenAI-compatible server without keys use --model hosted_vllm/NAME --api-base URL"
+)
+
+
+class LLMJudge:
+    """A `Judge` backed by a litellm chat model and a prompt template."""
+
+    def __init__(self, settings: LLMSettings) -> None:
+        settings.check()
+        self.settings = settings
+        self.template: Template = load_template(settings.template)
+
+    @property
+    def labeller(self) -> str:
+        return f"{self.settings.model}@{self.template.version}"
+
+    @property
+    def parameters(self) -> dict[str, Any]:
+        """Every decoding parameter sent with a call (part of the cache key)."""
+        return {"temperature": self.settings.temperature, "max_tokens": self.settings.max_tokens}
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "judge": "llm",
+            "model": self.settings.model,
+            "api_base_host": host_of(self.settings.api_base),
+            "template": self.template.describe(),
+            "parameters": self.parameters,
+            "parser_version": PARSER_VERSION,
+            "timeout_s": self.settings.timeout,
+            "client": f"litellm {version('litellm')}",
+        }
+
+    def cache_key(self, request: JudgeRequest) -> str:
+        return content_key(
+            {
+                "judge": "llm",
+                "model": self.settings.model,
+                "parameters": self.parameters,
+                "template_hash": self.template.hash,
+                "parser_version": PARSER_VERSION,
+                "query": normalise(request.query),
+                "passage": normalise(request.passage),
+            }
+        )
+
+    def prepare(self, store: Store, requests: Sequence[JudgeRequest]) -> None:
+        """Import litellm before the event loop starts, and check that a key is there."""
+        litellm = load_litellm()
+        model = self.settings.model
+        found = litellm.validate_environment(model=model, api_base=self.settings.api_base)
+        missing = [k for k in found.get("missing_keys", []) if k.endswith("KEY")]
+        if not found.get("keys_in_environment") and missing:
+            raise JudgeError(f"no key for {model}: set {' or '.join(missing)}", _KEY_HINT)
+
+    @cached_property
+    def _system_tokens(self) -> int:
+        return count_tokens(self.template.system) + MESSAGE_OVERHEAD
+
+    def _input_tokens(self, request: JudgeRequest) -> int:
+        user = self.template.render(request.query, request.passage)[1]["content"]
+        return self._system_tokens + count_tokens(user) + MESSAGE_OVERHEAD + 3
+
+    def price(self, tokens_in: float, tokens_out: float) -> float | None:
+        """USD for these token counts from litellm's price map; None when the model is unknown."""
+        litellm = load_litellm()
+        try:
+            cost_in, cost_out = litellm.cost_per_token(
+                model=self.settings.model,
+                prompt_tokens=round(tokens_in),
+                completion_tokens=round(tokens_out),
+            )
+        except Exception:  # ModelNotMappedError and kin: the price is not known
+            return None
+        return float(cost_in) + float(cost_out)
+
+    def estimate(self, requests: Sequence[JudgeRequest]) -> Estimate:
+        tokens_in = sum(self._input_tokens(r) for r in requests)
+        tokens_out = TYPICAL_OUTPUT_TOKENS * len(requests)
+        worst_in = tokens_in * INPUT_MARGIN + 16 * len(requests)
+        return Estimate(
+            requests=len(requests),
+            tokens_in=tokens_in,
+            tokens_out=tokens_out,
+            cost=self.price(tokens_in, tokens_out),
+            max_cost=self.price(worst_in, self.settings.max_tokens * len(requests)),
+        )
+
+    async def aclose(self) -> None:
+        """Close litellm's cached HTTP clients: they belong to the event loop that is ending
+        (left open, their sockets leak and a later event loop would reuse dead clients)."""
+        litellm = load_litellm()
+        await litellm.close_litellm_async_clients()
+        litellm.in_memory_llm_clients_cache.flush_cache()
+
+    async def judge(self, request: JudgeRequest) -> JudgeAnswer:
+        litellm = load_litellm()
+        kwargs: dict[str, Any] = {
+            "model": self.settings.model,
+            "messages": self.template.render(request.query, request.passage),
+            "timeout": self.settings.timeout,
+            "num_retries": 0,
+            "max_retries": 0,
+            **self.parameters,
+        }
+        if self.settings.api_base:
+            kwargs["api_base"] = self.settings.api_base
+        started = time.monotonic()
+        try:
+            response = await litellm.acompletion(**kwargs)
+        except Exception as err:
+            raise translate(err, litellm, self.settings.model) from None
+        latency = time.monotonic() - started
+        choices = getattr(response, "choices", None) or []
+        message = getattr(choices[0], "message", None) if choices else None
+        content = getattr(message, "content", None)
+        usage = getattr(response, "usage", None)
+        tokens_in = getattr(usage, "prompt_tokens", None)
+        tokens_out = getattr(usage, "completion_tokens", None)
+        cost = (
+            self.price(tokens_in, tokens_out)
+            if isinstance(tokens_in, int) and isinstance(tokens_out, int)
+            else None
+        )
+        parsed = parse_grade(content if isinstance(content, str) else None)
+        return JudgeAnswer(
+            status="ok" if parsed.ok else "unparsed",
+            grade=parsed.grade,
+            raw_output=content if isinstance(content, str) else None,
+            tokens_in=tokens_in if isinstance(tokens_in, int) else None,
+            tokens_out=tokens_out if isinstance(tokens_out, int) else None,
+            cost=cost,
+            latency_s=latency,
+            provenance={
+                "parse": parsed.method,
+                "parse_problem": parsed.problem,
+                "finish_reason": getattr(choices[0], "finish_reason", None) if choices else None,
+                "response_model": getattr(response, "model", None),
+                "response_id": getattr(response, "id", None),
+            },
+        )

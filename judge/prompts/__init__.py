@@ -1,0 +1,1 @@
+"""Versioned judge prompt templates (text files shipped as package data)."""

@@ -1,0 +1,145 @@
+"""Answers -> label rows with provenance: paid answers, shared texts, cache hits, failures, no_text.
+
+Every judge label carries, in `judgments.provenance`: the judge's own description (model,
+api_base host, template version and hash, decoding parameters, parser version ...), the cache key,
+what was shown (chunk ids and character ranges) and whether it was truncated, when the answer was
+produced, and the judge's per-answer details (parse step, finish reason, response id). A label
+that cost nothing says why under `cache`: a hit from an earlier run, or a text another pair of
+this run already paid for; the original cost is kept there, the row's `cost` is what this row
+cost (0). The raw output, tokens, cost and latency have their own columns.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+from judge.base import JudgeAnswer, JudgeRequest
+from judge.redact import redact
+from judge.requests import Skipped
+from pooling.labels import Judgment, quote
+from pooling.store import Store
+
+
+def now_iso() -> str:
+    """The time an answer was produced (UTC, ISO 8601, milliseconds)."""
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
+
+
+def answer_fields(answer: JudgeAnswer) -> dict[str, Any]:
+    """The columns an answer fills (also what the cache keeps of it)."""
+    return {
+        "status": answer.status,
+        "grade": answer.grade,
+        "raw_output": answer.raw_output,
+        "tokens_in": answer.tokens_in,
+        "tokens_out": answer.tokens_out,
+        "cost": answer.cost,
+        "latency_s": answer.latency_s,
+    }
+
+
+class LabelMaker:
+    """Builds the `Judgment`s of one judge (its labeller name and description fixed)."""
+
+    def __init__(self, labeller: str, describe: dict[str, Any]) -> None:
+        self.labeller = labeller
+        self.describe = describe
+
+    def _row(
+        self,
+        request: JudgeRequest,
+        key: str,
+        fields: dict[str, Any],
+        provenance: dict[str, Any],
+        cost: float | None,
+        note: str | None = None,
+    ) -> Judgment:
+        return Judgment(
+            qid=request.qid,
+            doc_id=request.doc_id,
+            grade=fields.get("grade"),
+            source="llm",
+            labeller=self.labeller,
+            status=str(fields["status"]),
+            level=request.level,
+            raw_output=fields.get("raw_output"),
+            tokens_in=fields.get("tokens_in"),
+            tokens_out=fields.get("tokens_out"),
+            cost=cost,
+            latency_s=fields.get("latency_s"),
+            provenance={
+                **provenance,
+                "cache_key": key,
+                "shown": [{"doc_id": s.doc_id, "start": s.start, "end": s.end}
+                          for s in request.shown],
+                "truncated": request.truncated,
+            },
+            note=note,
+        )
+
+    def cache_entry(self, answer: JudgeAnswer, judged_at: str) -> dict[str, Any]:
+        """What the cache keeps of an ok answer: enough to label a later hit as this one."""
+        return {
+            "labeller": self.labeller,
+            "describe": self.describe,
+            "answer": answer_fields(answer),
+            "answer_provenance": answer.provenance,
+            "judged_at": judged_at,
+        }
+
+    def answered(
+        self, requests: Sequence[JudgeRequest], key: str, answer: JudgeAnswer, attempt: int,
+        judged_at: str,
+    ) -> list[Judgment]:
+        """The first request paid for the answer; the others share its text (cost 0)."""
+        fields = answer_fields(answer)
+        base = {**self.describe, "answer": answer.provenance, "judged_at": judged_at}
+        first, *rest = requests
+        rows = [self._row(first, key, fields, {**base, "attempt": attempt}, answer.cost)]
+        shared = {**base, "cache": {"hit": True, "shared_with": [first.qid, first.doc_id],
+                                    "original_cost": answer.cost}}
+        rows += [self._row(other, key, fields, shared, 0.0) for other in rest]
+        return rows
+
+    def cached(self, requests: Sequence[JudgeRequest], key: str,
+               entry: dict[str, Any]) -> list[Judgment]:
+        """Labels from a cache hit, with the provenance the answer was first produced with."""
+        fields = entry["answer"]
+        provenance = {
+            **entry.get("describe", {}),
+            "answer": entry.get("answer_provenance", {}),
+            "judged_at": entry.get("judged_at"),
+            "cache": {"hit": True, "original_cost": fields.get("cost")},
+        }
+        return [self._row(r, key, fields, provenance, 0.0) for r in requests]
+
+    def failed(self, requests: Sequence[JudgeRequest], key: str, kind: str, message: str,
+               attempts: int) -> list[Judgment]:
+        """`error` labels: no usable answer after `attempts` calls (the message is redacted)."""
+        note = f"{kind}: {redact(message)}"[:500]
+        provenance = {**self.describe, "error": {"kind": kind, "attempts": attempts},
+                      "judged_at": now_iso()}
+        return [self._row(r, key, {"status": "error"}, provenance, None, note) for r in requests]
+
+    def no_text(self, store: Store, skipped: Sequence[Skipped]) -> list[Judgment]:
+        """`no_text` labels for skipped holes, except those this labeller already marked so."""
+        if not skipped:
+            return []
+        levels = ", ".join(quote(level) for level in sorted({s.level for s in skipped}))
+        with store.read() as con:
+            done = {
+                (str(q), str(d), str(lv))
+                for q, d, lv in con.execute(
+                    "SELECT qid, doc_id, level FROM judgments WHERE status = 'no_text' "
+                    f"AND labeller = {quote(self.labeller)} AND level IN ({levels})"
+                ).fetchall()
+            }
+        return [
+            Judgment(qid=s.qid, doc_id=s.doc_id, grade=None, source="llm", labeller=self.labeller,
+                     status="no_text", level=s.level, note=s.reason,
+                     provenance={**self.describe, "judged_at": now_iso()})
+            for s in skipped
+            if (s.qid, s.doc_id, s.level) not in done
+        ]

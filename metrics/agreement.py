@@ -1,0 +1,166 @@
+"""How well a judge agrees with people, on the pairs both have labelled.
+
+For each pair at a level that has an ok human label and an ok judge label (the latest of each;
+of one labeller when `judge` is named), the two grades form a 4 x 4 confusion matrix (rows =
+human, columns = judge, grades 0-3). From it:
+
+- Cohen's kappa on the four grades: (p_o - p_e) / (1 - p_e), p_o the observed agreement, p_e the
+  agreement expected from the two raters' marginals alone;
+- Cohen's kappa on relevance, grade >= 2 (the binary decision nR@10 and most reports use);
+- quadratic-weighted kappa: 1 - sum(w O) / sum(w E), w_ij = (i - j)^2, so a 0-vs-3 disagreement
+  costs nine times a 0-vs-1 one;
+- leniency: how often the judge says relevant (>= 2) where the human said not (< 2), as a share
+  of the human's not-relevant pairs, and the reverse (strictness), as a share of the human's
+  relevant pairs.
+
+A kappa is undefined (None) when p_e = 1, i.e. both raters used one and the same category for
+every pair. Pairs whose human grade is outside 0-3 (e.g. a qrels file's -1) are left out and
+counted in `excluded`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from pooling.labels import check_level, quote
+from pooling.store import Store
+
+GRADES: tuple[int, ...] = (0, 1, 2, 3)
+RELEVANT = 2
+
+
+@dataclass(frozen=True)
+class Agreement:
+    """Judge-vs-human agreement on the pairs both labelled (see the module docstring)."""
+
+    level: str
+    judge: str | None
+    pairs: int
+    excluded: int
+    confusion: list[list[int]]  # [human grade][judge grade]
+    exact: float | None
+    kappa: float | None
+    kappa_binary: float | None
+    kappa_quadratic: float | None
+    lenient: int  # judge >= 2, human < 2
+    strict: int  # judge < 2, human >= 2
+    lenient_rate: float | None  # lenient / pairs the human graded < 2
+    strict_rate: float | None  # strict / pairs the human graded >= 2
+
+    def to_json(self) -> dict[str, Any]:
+        """A plain dict for JSON output."""
+        return asdict(self)
+
+
+def _none_if_nan(value: float) -> float | None:
+    return None if np.isnan(value) else float(value)
+
+
+def cohen_kappa(confusion: NDArray[np.int64], weights: NDArray[np.float64] | None = None) -> float:
+    """Cohen's kappa of a square confusion matrix (weighted when `weights` is given); NaN when
+    the expected disagreement is zero."""
+    counts = np.asarray(confusion, dtype=np.float64)
+    n = counts.sum()
+    if n == 0:
+        return float("nan")
+    size = counts.shape[0]
+    if weights is None:
+        weights = 1.0 - np.eye(size)
+    expected = np.outer(counts.sum(axis=1), counts.sum(axis=0)) / n
+    disagreement_expected = float((weights * expected).sum())
+    if disagreement_expected == 0.0:
+        return float("nan")
+    return 1.0 - float((weights * counts).sum()) / disagreement_expected
+
+
+def quadratic_weights(size: int) -> NDArray[np.float64]:
+    """w_ij = (i - j)^2 (the normalisation by (size - 1)^2 cancels in the kappa ratio)."""
+    idx = np.arange(size, dtype=np.float64)
+    return (idx[:, None] - idx[None, :]) ** 2
+
+
+def binary(confusion: NDArray[np.int64], threshold: int = RELEVANT) -> NDArray[np.int64]:
+    """Collapse a grade confusion matrix to 2 x 2: below `threshold` vs at or above it."""
+    below = np.asarray(GRADES) < threshold
+    counts = np.asarray(confusion)
+    return np.array(
+        [
+            [counts[below][:, below].sum(), counts[below][:, ~below].sum()],
+            [counts[~below][:, below].sum(), counts[~below][:, ~below].sum()],
+        ],
+        dtype=np.int64,
+    )
+
+
+def confusion_of(human: NDArray[np.int64], judge: NDArray[np.int64]) -> NDArray[np.int64]:
+    """The 4 x 4 count matrix of paired grades in 0-3 (rows human, columns judge)."""
+    size = len(GRADES)
+    cells = np.asarray(human, dtype=np.int64) * size + np.asarray(judge, dtype=np.int64)
+    return np.bincount(cells, minlength=size * size).reshape(size, size).astype(np.int64)
+
+
+def agreement_from(
+    human: NDArray[np.int64],
+    judge: NDArray[np.int64],
+    level: str = "chunk",
+    judge_name: str | None = None,
+) -> Agreement:
+    """Agreement statistics of paired grades (pairs with a grade outside 0-3 are excluded)."""
+    h = np.asarray(human, dtype=np.int64)
+    j = np.asarray(judge, dtype=np.int64)
+    valid = np.isin(h, GRADES) & np.isin(j, GRADES)
+    h, j = h[valid], j[valid]
+    matrix = confusion_of(h, j)
+    n = int(matrix.sum())
+    lenient = int(((j >= RELEVANT) & (h < RELEVANT)).sum())
+    strict = int(((j < RELEVANT) & (h >= RELEVANT)).sum())
+    human_no = int((h < RELEVANT).sum())
+    human_yes = n - human_no
+    return Agreement(
+        level=level,
+        judge=judge_name,
+        pairs=n,
+        excluded=int((~valid).sum()),
+        confusion=matrix.tolist(),
+        exact=float(np.trace(matrix)) / n if n else None,
+        kappa=_none_if_nan(cohen_kappa(matrix)),
+        kappa_binary=_none_if_nan(cohen_kappa(binary(matrix))),
+        kappa_quadratic=_none_if_nan(cohen_kappa(matrix, quadratic_weights(len(GRADES)))),
+        lenient=lenient,
+        strict=strict,
+        lenient_rate=lenient / human_no if human_no else None,
+        strict_rate=strict / human_yes if human_yes else None,
+    )
+
+
+def paired_grades(
+    store: Store, level: str = "chunk", judge: str | None = None
+) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """(human grades, judge grades) of the pairs with both an ok human and an ok judge label."""
+    lvl = quote(check_level(level))
+    who = "" if judge is None else f" AND labeller = {quote(judge)}"
+    latest = (
+        "SELECT qid, doc_id, arg_max(grade, id) AS grade FROM judgments "
+        f"WHERE level = {lvl} AND status = 'ok' AND grade IS NOT NULL AND source = "
+    )
+    with store.read() as con:
+        found = con.execute(
+            f"""SELECT h.grade::BIGINT AS human, l.grade::BIGINT AS judge
+                FROM ({latest}'human' GROUP BY qid, doc_id) h
+                JOIN ({latest}'llm'{who} GROUP BY qid, doc_id) l USING (qid, doc_id)
+                ORDER BY qid, doc_id"""
+        ).fetchnumpy()
+    return (
+        np.asarray(found["human"], dtype=np.int64),
+        np.asarray(found["judge"], dtype=np.int64),
+    )
+
+
+def agreement(store: Store, level: str = "chunk", judge: str | None = None) -> Agreement:
+    """Judge-vs-human agreement at `level` (of labeller `judge` when named, else any judge)."""
+    human, judged = paired_grades(store, level, judge)
+    return agreement_from(human, judged, level=level, judge_name=judge)

@@ -1,0 +1,159 @@
+"""Reports as plain data: the JSON object of `eval` / `compare`, and rows for tables and CSV.
+
+The JSON object (one per call) is::
+
+    {"level": "chunk", "judge": null, "k": 10, "queries": 43,
+     "averaged": {MEASURE: n},                     # queries in each measure's mean
+     "left_out": {MEASURE: [QID, ...]},            # evaluation-set queries not in that mean
+     "runs": {RUN: {"queries": n, "missing": m, "judged": x, "holes": h,
+                    "n": {MEASURE: n}, "mean": {MEASURE: x}, "ci95": {MEASURE: [lo, hi]},
+                    "bounds": {MEASURE: [holes_0, holes_top]} | null,
+                    "per_query": {QID: {MEASURE: x | null}}}},
+     "comparisons": [{"baseline", "candidate", "measure", "n", "delta", "ci95": [lo, hi],
+                      "p", "p_holm", "significant", "unreliable"}],
+     "refused": [{"run", "judged", "holes"}], "unreliable": bool,
+     "gate": 0.9 | null, "judge_command": "..." | null}
+
+MEASURE names are "nDCG@k", "R(rel=3)@k", "nR@k", "Judged@k". A value that does not exist (a
+mean over no query, a query left out of a measure) is null, never 0.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from metrics.compare import Comparison, Delta
+    from metrics.evaluate import Evaluation
+
+
+def _pair(pair: tuple[float | None, float | None] | None) -> list[float | None] | None:
+    return None if pair is None else [pair[0], pair[1]]
+
+
+def evaluation_json(ev: Evaluation) -> dict[str, Any]:
+    """The JSON object of `judgepool eval`."""
+    names = [str(m) for m in ev.measures]
+    runs: dict[str, Any] = {}
+    for run in ev.runs:
+        s = ev.summaries[run]
+        runs[run] = {
+            "queries": len(ev.qids),
+            "missing": s.missing,
+            "judged": s.judged,
+            "holes": s.holes,
+            "n": {m: ev.n(m) for m in names},
+            "mean": dict(s.mean),
+            "ci95": {m: _pair(s.ci95[m]) for m in names},
+            "bounds": None if s.bounds is None else {m: _pair(b) for m, b in s.bounds.items()},
+            "per_query": ev.per_query(run),
+        }
+    return {
+        "level": ev.level,
+        "judge": ev.judge,
+        "k": ev.k,
+        "queries": len(ev.qids),
+        "averaged": {m: ev.n(m) for m in names},
+        "left_out": {m: ev.left_out(m) for m in names},
+        "runs": runs,
+        "comparisons": [],
+        "refused": [],
+        "unreliable": False,
+        "gate": None,
+        "judge_command": None,
+    }
+
+
+def delta_json(d: Delta) -> dict[str, Any]:
+    """One comparison as JSON."""
+    return {
+        "baseline": d.baseline,
+        "candidate": d.candidate,
+        "measure": d.measure,
+        "n": d.n,
+        "delta": d.delta,
+        "ci95": _pair(d.ci95),
+        "p": d.p,
+        "p_holm": d.p_holm,
+        "significant": d.significant,
+        "unreliable": d.unreliable,
+    }
+
+
+def comparison_json(cmp: Comparison) -> dict[str, Any]:
+    """The JSON object of `judgepool compare` (printed on a refusal too, with `refused` filled)."""
+    out = evaluation_json(cmp.evaluation)
+    out["comparisons"] = [delta_json(d) for d in cmp.deltas]
+    out["refused"] = [{"run": r.run, "judged": r.judged, "holes": r.holes} for r in cmp.refused]
+    out["unreliable"] = cmp.unreliable
+    out["gate"] = cmp.gate
+    out["judge_command"] = cmp.command
+    return out
+
+
+SUMMARY_HEADERS = (
+    "level", "run", "measure", "n", "mean", "ci95_lo", "ci95_hi", "holes_0", "holes_top"
+)  # fmt: skip
+
+
+def summary_rows(ev: Evaluation) -> list[tuple[Any, ...]]:
+    """One row per run and measure: n averaged, mean, interval, bounds (None where absent)."""
+    rows = []
+    for run in ev.runs:
+        s = ev.summaries[run]
+        for m in (str(x) for x in ev.measures):
+            ci = s.ci95[m]
+            bound = (s.bounds or {}).get(m)
+            rows.append(
+                (
+                    ev.level,
+                    run,
+                    m,
+                    ev.n(m),
+                    s.mean[m],
+                    None if ci is None else ci[0],
+                    None if ci is None else ci[1],
+                    None if bound is None else bound[0],
+                    None if bound is None else bound[1],
+                )
+            )
+    return rows
+
+
+PER_QUERY_HEADERS = ("level", "run", "qid", "measure", "value")
+
+
+def per_query_rows(ev: Evaluation) -> list[tuple[Any, ...]]:
+    """One row per run, query and measure (value None where the query is left out)."""
+    rows = []
+    for run in ev.runs:
+        for qid, values in ev.per_query(run).items():
+            rows += [(ev.level, run, qid, m, v) for m, v in values.items()]
+    return rows
+
+
+COMPARISON_HEADERS = (
+    "level", "baseline", "candidate", "measure", "n", "delta", "ci95_lo", "ci95_hi", "p", "p_holm",
+    "significant", "unreliable",
+)  # fmt: skip
+
+
+def comparison_rows(cmp: Comparison) -> list[tuple[Any, ...]]:
+    """One row per comparison."""
+    return [
+        (
+            cmp.evaluation.level,
+            d.baseline,
+            d.candidate,
+            d.measure,
+            d.n,
+            d.delta,
+            None if d.ci95 is None else d.ci95[0],
+            None if d.ci95 is None else d.ci95[1],
+            d.p,
+            d.p_holm,
+            d.significant,
+            d.unreliable,
+        )
+        for d in cmp.deltas
+    ]

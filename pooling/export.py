@@ -1,0 +1,142 @@
+"""Export labels as TREC qrels or as JSONL with full provenance, byte for byte reproducible.
+
+Three label sets can be exported at a level:
+- `effective`: the label every measure uses (latest human label, else latest `ok` judge label of
+  the chosen judge), one per pair: exactly `pooling.labels.effective_labels_sql`;
+- `human`: the latest `ok` human label of each pair (qrels as ingested, plus overrides);
+- `judge`: the latest `ok` judge label of each pair (of labeller `judge` when one is named).
+
+TREC qrels are `qid 0 doc_id grade` lines; JSONL has one object per exported label with every
+column of the judgments table (provenance parsed back into an object), so a label can be traced
+to the model, prompt and answer that produced it. Rows are ordered by qid, then doc_id (byte-wise),
+so the same database always gives the same bytes: the CLI and the dashboard both call
+`export_labels`, and their outputs are identical.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from pooling.errors import UsageError
+from pooling.labels import check_level, effective_labels_sql, quote
+from pooling.store import Store
+
+EXPORT_SOURCES: tuple[str, ...] = ("effective", "human", "judge")
+EXPORT_FORMATS: tuple[str, ...] = ("trec", "jsonl")
+
+# Every column of `judgments`, in table order: the JSONL keys.
+JUDGMENT_FIELDS: tuple[str, ...] = (
+    "id",
+    "qid",
+    "doc_id",
+    "level",
+    "grade",
+    "source",
+    "labeller",
+    "status",
+    "raw_output",
+    "tokens_in",
+    "tokens_out",
+    "cost",
+    "latency_s",
+    "provenance",
+    "note",
+    "created_at",
+)
+
+
+def check_export(source: str, fmt: str) -> None:
+    """Refuse an unknown label set or format with the choices spelled out."""
+    if source not in EXPORT_SOURCES:
+        raise UsageError(
+            f"unknown label source {source!r}", f"use --source {'|'.join(EXPORT_SOURCES)}"
+        )
+    if fmt not in EXPORT_FORMATS:
+        raise UsageError(
+            f"unknown export format {fmt!r}", f"use --format {'|'.join(EXPORT_FORMATS)}"
+        )
+
+
+def chosen_labels_sql(level: str, source: str, judge: str | None = None) -> str:
+    """A subquery of (qid, doc_id, judgment_id): the one exported label of each pair."""
+    check_level(level)
+    check_export(source, "trec")
+    if source == "effective":
+        return f"SELECT qid, doc_id, judgment_id FROM ({effective_labels_sql(level, judge)})"
+    if source == "human":
+        who = "source = 'human'"
+    else:
+        who = "source = 'llm'" + ("" if judge is None else f" AND labeller = {quote(judge)}")
+    return f"""
+        SELECT qid, doc_id, max(id) AS judgment_id FROM judgments
+        WHERE level = {quote(level)} AND status = 'ok' AND grade IS NOT NULL AND {who}
+        GROUP BY qid, doc_id"""
+
+
+def _json_value(value: Any) -> Any:
+    if isinstance(value, datetime):
+        return value.isoformat(sep=" ")
+    return value
+
+
+def export_labels(
+    store: Store,
+    level: str = "chunk",
+    source: str = "effective",
+    judge: str | None = None,
+    fmt: str = "trec",
+) -> bytes:
+    """The exported labels as bytes (UTF-8), ordered by qid then doc_id."""
+    check_export(source, fmt)
+    columns = ", ".join(f"j.{c}" for c in JUDGMENT_FIELDS)
+    sql = f"""
+        SELECT {columns} FROM ({chosen_labels_sql(level, source, judge)}) c
+        JOIN judgments j ON j.id = c.judgment_id
+        ORDER BY j.qid, j.doc_id"""
+    with store.read() as con:
+        rows = con.execute(sql).fetchall()
+    if fmt == "trec":
+        return "".join(f"{r[1]} 0 {r[2]} {r[4]}\n" for r in rows).encode("utf-8")
+    provenance_at = JUDGMENT_FIELDS.index("provenance")
+    lines = []
+    for row in rows:
+        record = {k: _json_value(v) for k, v in zip(JUDGMENT_FIELDS, row, strict=True)}
+        raw = row[provenance_at]
+        record["provenance"] = json.loads(raw) if raw is not None else None
+        lines.append(json.dumps(record, ensure_ascii=False, sort_keys=False) + "\n")
+    return "".join(lines).encode("utf-8")
+
+
+def export_file_name(level: str, source: str, fmt: str) -> str:
+    """The suggested file name of an export (the dashboard's download name)."""
+    return f"qrels.{level}.{source}.{'txt' if fmt == 'trec' else 'jsonl'}"
+
+
+def write_atomic(path: str | os.PathLike[str], data: bytes) -> Path:
+    """Write `data` to `path` through a temporary file in the same folder and `os.replace`.
+
+    A reader of `path` sees the old file or the new one, never a half-written one, and a crash
+    leaves no partial file behind.
+    """
+    target = Path(path)
+    folder = target.parent if str(target.parent) else Path(".")
+    if not folder.is_dir():
+        raise UsageError(f"folder {folder} does not exist", "create it, or choose another -o")
+    mode = target.stat().st_mode & 0o777 if target.exists() else 0o644
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
+    try:
+        os.fchmod(fd, mode)  # mkstemp makes 0600; keep the old file's mode, else rw-r--r--
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return target

@@ -1,0 +1,96 @@
+"""The texts a judge is shown: query texts, passage texts, and a document's retrieved chunks.
+
+At the doc level a judge sees a document through the chunks the runs retrieved for that query:
+`retrieved_chunks` lists them in rank order (each chunk's best rank over the chosen runs), with
+their texts, in one query for any number of (query, document) pairs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from pooling.store import Store
+
+
+@dataclass(frozen=True)
+class RetrievedChunk:
+    """A chunk of a document that some chosen run retrieved for a query, at its best rank."""
+
+    chunk_id: str
+    best_rank: int
+    text: str | None
+
+
+def query_texts(store: Store, qids: Sequence[str]) -> dict[str, str]:
+    """qid -> text for the given queries that have a text."""
+    import pyarrow as pa
+
+    wanted = pa.table({"qid": pa.array(sorted(set(qids)), pa.string())})
+    with store.read() as con:
+        con.register("_wanted_qids", wanted)
+        try:
+            rows = con.execute(
+                "SELECT q.qid, q.text FROM queries q JOIN _wanted_qids w ON w.qid = q.qid "
+                "WHERE q.text IS NOT NULL"
+            ).fetchall()
+        finally:
+            con.unregister("_wanted_qids")
+    return {str(qid): str(text) for qid, text in rows}
+
+
+def doc_texts(store: Store, doc_ids: Sequence[str]) -> dict[str, str | None]:
+    """doc_id -> text (None when the doc has no text) for the given ids that are in `docs`."""
+    import pyarrow as pa
+
+    wanted = pa.table({"doc_id": pa.array(sorted(set(doc_ids)), pa.string())})
+    with store.read() as con:
+        con.register("_wanted_docs", wanted)
+        try:
+            rows = con.execute(
+                "SELECT d.doc_id, d.text FROM docs d JOIN _wanted_docs w ON w.doc_id = d.doc_id"
+            ).fetchall()
+        finally:
+            con.unregister("_wanted_docs")
+    return {str(doc_id): (None if text is None else str(text)) for doc_id, text in rows}
+
+
+def retrieved_chunks(
+    store: Store, keys: Sequence[int], pairs: Sequence[tuple[str, str]]
+) -> dict[tuple[str, str], list[RetrievedChunk]]:
+    """For each (qid, document id): the chunks of that document the runs `keys` retrieved for
+    that query, best rank first (ties by chunk id), at any depth. A chunk's document is its
+    parent_id, or the chunk itself when it has none (as in pooling.rankings)."""
+    import pyarrow as pa
+
+    if not pairs or not keys:
+        return {}
+    keys_sql = ", ".join(str(int(k)) for k in keys)
+    wanted = pa.table(
+        {
+            "qid": pa.array([q for q, _ in pairs], pa.string()),
+            "doc_id": pa.array([d for _, d in pairs], pa.string()),
+        }
+    )
+    with store.read() as con:
+        con.register("_wanted_pairs", wanted)
+        try:
+            rows = con.execute(
+                f"""
+                SELECT r.qid, coalesce(d.parent_id, r.doc_id) AS document, r.doc_id,
+                       min(r.rank) AS best_rank, any_value(d.text) AS text
+                FROM run_rows r LEFT JOIN docs d ON d.doc_id = r.doc_id
+                JOIN (SELECT DISTINCT qid, doc_id FROM _wanted_pairs) w
+                  ON w.qid = r.qid AND w.doc_id = coalesce(d.parent_id, r.doc_id)
+                WHERE r.run_key IN ({keys_sql})
+                GROUP BY r.qid, coalesce(d.parent_id, r.doc_id), r.doc_id
+                ORDER BY r.qid, document, best_rank, r.doc_id"""
+            ).fetchall()
+        finally:
+            con.unregister("_wanted_pairs")
+    found: dict[tuple[str, str], list[RetrievedChunk]] = {}
+    for qid, document, chunk_id, best_rank, text in rows:
+        found.setdefault((str(qid), str(document)), []).append(
+            RetrievedChunk(str(chunk_id), int(best_rank), None if text is None else str(text))
+        )
+    return found

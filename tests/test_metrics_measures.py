@@ -1,0 +1,49 @@
+"""Measures are values: their names print and parse as themselves, as ir-measures writes them."""
+
+from __future__ import annotations
+
+import pytest
+
+from metrics.measures import Measure, default_measures, parse_measure
+from pooling.errors import UsageError
+
+
+@pytest.mark.parametrize(
+    "name", ["nDCG@10", "R(rel=3)@10", "R@5", "nR@10", "nR(rel=1)@20", "Judged@10", "Judged@1"]
+)
+def test_names_round_trip(name: str) -> None:
+    assert str(parse_measure(name)) == name
+
+
+def test_names_agree_with_ir_measures() -> None:
+    import ir_measures
+
+    for measure in default_measures(10, 2, 3):
+        if measure.kind != "nR":  # nR (trec_eval's relative_P) is not an ir-measures measure
+            assert str(ir_measures.parse_measure(str(measure))) == str(measure)
+    assert str(ir_measures.parse_measure("R(rel=1)@10")) == str(parse_measure("R(rel=1)@10"))
+
+
+def test_defaults_and_equality() -> None:
+    assert [str(m) for m in default_measures()] == ["nDCG@10", "R(rel=3)@10", "nR@10", "Judged@10"]
+    assert [str(m) for m in default_measures(5, 1, 2)] == [
+        "nDCG@5", "R(rel=2)@5", "nR(rel=1)@5", "Judged@5"
+    ]  # fmt: skip
+    assert parse_measure("nR(rel=2)@10") == Measure("nR", 10) == Measure("nR", 10, 2)
+    assert parse_measure("R@10") == Measure("R", 10, 1)
+    assert len({Measure("nDCG", 10), parse_measure("nDCG@10")}) == 1
+
+
+def test_thresholds_say_which_queries_count() -> None:
+    assert Measure("nDCG", 10).threshold == 1
+    assert Measure("R", 10, 3).threshold == 3
+    assert Measure("nR", 10).threshold == 2
+    assert Measure("Judged", 10).threshold is None
+
+
+@pytest.mark.parametrize(
+    "bad", ["ndcg@10", "nDCG", "nDCG@0", "R(rel=0)@10", "nR(rel=-1)@10", "P@10", "nDCG(rel=2)@10"]
+)
+def test_bad_names_are_usage_errors(bad: str) -> None:
+    with pytest.raises(UsageError):
+        parse_measure(bad)

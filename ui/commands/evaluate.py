@@ -1,0 +1,279 @@
+"""`judgepool eval` and `judgepool compare`: the measures with intervals, and paired comparisons.
+
+The numbers come from `metrics` (which see for the definitions); this module only prints them:
+a table for people, CSV or one JSON object for programs. `compare` exits with code 3 when a
+compared run is under the judged@k gate, after printing the JSON object when asked for JSON.
+"""
+
+from __future__ import annotations
+
+import csv
+import sys
+from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import click
+
+from pooling.store import Store
+from ui.format import echo_json, echo_table, fmt_float
+from ui.options import judge_option, level_option, runs_option
+
+if TYPE_CHECKING:
+    from metrics.compare import Comparison
+    from metrics.evaluate import Evaluation
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _measure_options(func: F) -> F:
+    """--k, --rel, --key-rel, --resamples, --seed, --format: the options both commands share."""
+    for option in reversed(
+        (
+            click.option("--k", "k", type=click.IntRange(min=1), default=10, show_default=True,
+                         help="Cutoff: the measures look at each run's top K."),
+            click.option("--rel", type=click.IntRange(min=1), default=2, show_default=True,
+                         help="Lowest grade counted relevant by nR@K."),
+            click.option("--key-rel", type=click.IntRange(min=1), default=3, show_default=True,
+                         help="Lowest grade of a key doc, for R(rel=KEY_REL)@K."),
+            click.option("--resamples", type=click.IntRange(min=1), default=10_000,
+                         show_default=True, help="Bootstrap and permutation resamples."),
+            click.option("--seed", type=int, default=None,
+                         help="Seed of the resampling [default: a fixed seed, so runs repeat]."),
+            click.option("--format", "fmt", type=click.Choice(["table", "json", "csv"]),
+                         default="table", show_default=True),
+        )
+    ):  # fmt: skip
+        func = option(func)
+    return func
+
+
+def _seed(seed: int | None) -> int:
+    from metrics.bootstrap import DEFAULT_SEED
+
+    return DEFAULT_SEED if seed is None else seed
+
+
+def _csv(headers: Sequence[str], rows: Iterable[Sequence[Any]]) -> None:
+    writer = csv.writer(sys.stdout, lineterminator="\n")
+    writer.writerow(headers)
+    for row in rows:
+        writer.writerow(["" if cell is None else cell for cell in row])
+
+
+def _ci(mean: float | None, ci: tuple[float, float] | None) -> str:
+    if mean is None:
+        return "–"
+    return f"{mean:.3f} [{fmt_float(ci[0]) if ci else '–'}, {fmt_float(ci[1]) if ci else '–'}]"
+
+
+def _signed(value: float | None) -> str:
+    return "–" if value is None else f"{value:+.3f}"
+
+
+def _header(ev: Evaluation) -> str:
+    labels = "human labels + any judge" if ev.judge is None else f"human labels + judge {ev.judge}"
+    return (
+        f"{ev.level} level, k={ev.k}, {labels}; evaluation set: {len(ev.qids)} queries "
+        "with at least one effective label (a run that misses one scores 0 on it)"
+    )
+
+
+def _averaged_note(ev: Evaluation) -> str:
+    parts = []
+    for m in ev.measures:
+        name = str(m)
+        left = len(ev.qids) - ev.n(name)
+        note = f" ({left} left out: no doc of grade >= {m.threshold})" if left else ""
+        parts.append(f"{name} {ev.n(name)}{note}")
+    return "queries averaged: " + ", ".join(parts)
+
+
+def _runs_table(ev: Evaluation, flagged: Sequence[str] = ()) -> None:
+    names = [str(m) for m in ev.measures]
+    headers = ["run", *names, "holes"] + (["note"] if flagged else [])
+    rows = []
+    for run in ev.runs:
+        s = ev.summaries[run]
+        row = [run, *(_ci(s.mean[m], s.ci95[m]) for m in names), s.holes]
+        if flagged:
+            row.append("UNRELIABLE" if run in flagged else "")
+        rows.append(row)
+    echo_table(headers, rows, right=(len(names) + 1,))
+    click.echo(_averaged_note(ev))
+    click.echo(
+        f"95% intervals: percentile bootstrap over the averaged queries, {ev.resamples} "
+        f"resamples, seed {ev.seed}"
+    )
+    missing = [f"{run} {ev.summaries[run].missing}" for run in ev.runs if ev.summaries[run].missing]
+    if missing:
+        click.echo(
+            f"evaluation-set queries a run returned nothing for (scored 0): {', '.join(missing)}"
+        )
+
+
+def _bounds_table(ev: Evaluation, flagged: Sequence[str] = ()) -> None:
+    with_holes = [r for r in ev.runs if ev.summaries[r].bounds]
+    if not with_holes:
+        return
+    names = [str(m) for m in ev.measures if m.kind != "Judged"]
+    click.echo(
+        f"\nbounds: each mean with every hole of the run's top {ev.k} counted grade 0 (as now) .. "
+        f"counted grade {ev.top_grade}"
+    )
+    rows = []
+    for run in with_holes:
+        bounds = ev.summaries[run].bounds or {}
+        cells = [f"{fmt_float(bounds[m][0])} .. {fmt_float(bounds[m][1])}" for m in names]
+        note = ["UNRELIABLE" if run in flagged else ""] if flagged else []
+        rows.append([run, ev.summaries[run].holes, *cells, *note])
+    echo_table(["run", "holes", *names] + (["note"] if flagged else []), rows, right=(1,))
+
+
+def _per_query_table(ev: Evaluation) -> None:
+    names = [str(m) for m in ev.measures]
+    rows = [
+        [run, qid, *(fmt_float(values[m], 4) for m in names)]
+        for run in ev.runs
+        for qid, values in ev.per_query(run).items()
+    ]
+    click.echo("")
+    echo_table(["run", "qid", *names], rows, right=tuple(range(2, 2 + len(names))))
+
+
+@click.command("eval")
+@runs_option
+@level_option
+@judge_option
+@_measure_options
+@click.option("--per-query", is_flag=True, help="Also show every query's values.")
+@click.pass_obj
+def eval_command(
+    store: Store,
+    runs: tuple[str, ...],
+    level: str,
+    judge: str | None,
+    k: int,
+    rel: int,
+    key_rel: int,
+    resamples: int,
+    seed: int | None,
+    fmt: str,
+    per_query: bool,
+) -> None:
+    """nDCG@K, R(rel=3)@K, nR@K and Judged@K of the runs, with 95% bootstrap intervals.
+
+    The queries averaged are those with at least one effective label (human, else judge); a
+    query with no doc at a measure's threshold is left out of that measure's mean. Runs with
+    holes also show the range of each mean between "every hole is grade 0" and "every hole
+    has the top grade".
+    """
+    from metrics.evaluate import evaluate
+    from metrics.report import PER_QUERY_HEADERS, SUMMARY_HEADERS, per_query_rows, summary_rows
+
+    ev = evaluate(
+        store, runs or None, level=level, judge=judge, k=k, rel=rel, key_rel=key_rel,
+        resamples=resamples, seed=_seed(seed),
+    )  # fmt: skip
+    if fmt == "json":
+        echo_json(ev.to_json())
+    elif fmt == "csv":
+        if per_query:
+            _csv(PER_QUERY_HEADERS, per_query_rows(ev))
+        else:
+            _csv(SUMMARY_HEADERS, summary_rows(ev))
+    else:
+        click.echo(f"evaluation of {len(ev.runs)} run(s): {_header(ev)}")
+        _runs_table(ev)
+        _bounds_table(ev)
+        if per_query:
+            _per_query_table(ev)
+
+
+def _comparison_table(cmp: Comparison) -> None:
+    ev = cmp.evaluation
+    flagged = [r.run for r in cmp.refused]
+    click.echo(
+        f"comparison of {len(cmp.candidates)} candidate(s) with baseline {cmp.baseline}: "
+        f"{_header(ev)}"
+    )
+    if cmp.unreliable:
+        listing = ", ".join(
+            f"{r.run} judged@{ev.k} {r.judged:.3f} ({r.holes} holes)" for r in cmp.refused
+        )
+        click.echo(f"UNRELIABLE (forced past the judged@{ev.k} gate of {cmp.gate:g}): {listing}")
+        click.echo(f"fill the holes with: {cmp.command}")
+    _runs_table(ev, flagged)
+    rows = [
+        [
+            d.candidate,
+            d.measure,
+            d.n,
+            _signed(d.delta),
+            "–" if d.ci95 is None else f"[{d.ci95[0]:+.3f}, {d.ci95[1]:+.3f}]",
+            fmt_float(d.p, 4),
+            fmt_float(d.p_holm, 4),
+            "yes" if d.significant else "no",
+            *(["UNRELIABLE" if d.unreliable else ""] if flagged else []),
+        ]
+        for d in cmp.deltas
+    ]
+    headers = ["candidate", "measure", "n", "delta", "95% CI", "p", "p(Holm)", "significant"]
+    click.echo("")
+    echo_table(headers + (["note"] if flagged else []), rows, right=(2, 3, 5, 6))
+    tests = sum(1 for d in cmp.deltas if d.p is not None)
+    click.echo(
+        f"delta = candidate - baseline over the same queries; 95% CI: paired bootstrap; "
+        f"p: paired randomisation test ({ev.resamples} sign flips); p(Holm): adjusted over "
+        f"{tests} comparisons; significant: p(Holm) < {cmp.alpha:g}"
+    )
+    _bounds_table(ev, flagged)
+
+
+@click.command("compare")
+@click.argument("baseline")
+@click.argument("candidates", nargs=-1, required=True, metavar="CANDIDATE...")
+@level_option
+@judge_option
+@_measure_options
+@click.option("--gate", type=click.FloatRange(0.0, 1.0), default=0.9, show_default=True,
+              help="Refuse when a compared run's judged@K is under this share.")  # fmt: skip
+@click.option(
+    "--force", is_flag=True, help="Compare runs under the gate anyway (marked UNRELIABLE)."
+)
+@click.pass_obj
+def compare_command(
+    store: Store,
+    baseline: str,
+    candidates: tuple[str, ...],
+    level: str,
+    judge: str | None,
+    k: int,
+    rel: int,
+    key_rel: int,
+    resamples: int,
+    seed: int | None,
+    fmt: str,
+    gate: float,
+    force: bool,
+) -> None:
+    """Compare CANDIDATE runs with BASELINE: paired differences, intervals, Holm-adjusted p.
+
+    Refused (exit code 3) when a compared run's judged@K is under the gate: the message names
+    each such run, its judged@K and holes, and the `judgepool judge` command that fills them.
+    """
+    from metrics.compare import compare
+    from metrics.report import COMPARISON_HEADERS, comparison_rows
+
+    cmp = compare(
+        store, baseline, candidates, level=level, judge=judge, k=k, rel=rel, key_rel=key_rel,
+        resamples=resamples, seed=_seed(seed), gate=gate, force=force,
+    )  # fmt: skip
+    error = cmp.error()
+    if fmt == "json":
+        echo_json(cmp.to_json())
+    elif error is None and fmt == "csv":
+        _csv(COMPARISON_HEADERS, comparison_rows(cmp))
+    elif error is None:
+        _comparison_table(cmp)
+    if error is not None:
+        raise error

@@ -1,0 +1,101 @@
+"""`judgepool ui`: serve the Streamlit dashboard on this machine (127.0.0.1 unless --host says).
+
+The dashboard runs as `python -m streamlit run ui/app.py` in a child process, headless, with
+usage statistics off and the file watcher off; the database path reaches it through
+JUDGEPOOL_DB. Its reads wait at most JUDGEPOOL_LOCK_TIMEOUT seconds for another process's write
+(default here 10 s, not 60: a page then shows its last figures with a notice and tries again at
+the next refresh, instead of hanging). Streamlit is imported only there, never by
+`judgepool --help`.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+from types import FrameType
+
+import click
+
+from pooling.errors import DatabaseError
+from pooling.store import ENV_DB, ENV_LOCK_TIMEOUT, Store
+
+APP = Path(__file__).resolve().parent.parent / "app.py"
+UI_LOCK_TIMEOUT = "10"
+
+
+def streamlit_command(host: str, port: int) -> list[str]:
+    """The `streamlit run` command line for the dashboard."""
+    return [
+        sys.executable,
+        "-m",
+        "streamlit",
+        "run",
+        str(APP),
+        "--server.address",
+        host,
+        "--server.port",
+        str(port),
+        "--server.headless",
+        "true",
+        "--server.fileWatcherType",
+        "none",
+        "--browser.gatherUsageStats",
+        "false",
+        "--client.toolbarMode",
+        "viewer",
+    ]
+
+
+@click.command("ui")
+@click.option(
+    "--host",
+    default="127.0.0.1",
+    show_default=True,
+    help="Address to listen on; 0.0.0.0 exposes the dashboard (and your labels) to the network.",
+)
+@click.option(
+    "--port",
+    type=click.IntRange(1, 65535),
+    default=8501,
+    show_default=True,
+    help="Port to listen on.",
+)
+@click.pass_obj
+def ui(store: Store, host: str, port: int) -> None:
+    """Serve the dashboard (Runs, Compare, Audit, Export) at http://HOST:PORT.
+
+    It stays usable while `judgepool judge` writes to the same database from another process.
+    """
+    if not store.exists():
+        raise DatabaseError(
+            f"no database at {store.path}",
+            "create it with `judgepool ingest ...`, or point --db / JUDGEPOOL_DB at it",
+        )
+    env = {ENV_LOCK_TIMEOUT: UI_LOCK_TIMEOUT, **os.environ, ENV_DB: str(store.path.resolve())}
+    click.echo(f"judgepool dashboard on http://{host}:{port} (database {store.path}); Ctrl-C stops")
+    code = serve(streamlit_command(host, port), env)
+    if code not in (0, -signal.SIGINT, -signal.SIGTERM):
+        raise click.exceptions.Exit(code)
+
+
+def serve(command: list[str], env: dict[str, str]) -> int:
+    """Run the server and wait; a SIGTERM to us is passed on, so no server is left orphaned."""
+    server = subprocess.Popen(command, env=env)
+
+    def forward(signum: int, frame: FrameType | None) -> None:
+        server.send_signal(signum)
+
+    previous = signal.signal(signal.SIGTERM, forward)
+    try:
+        return server.wait()
+    except KeyboardInterrupt:  # the terminal sent SIGINT to both of us: let it finish
+        try:
+            server.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            server.kill()
+        raise
+    finally:
+        signal.signal(signal.SIGTERM, previous)

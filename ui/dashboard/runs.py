@@ -1,0 +1,138 @@
+"""Runs page: every run's measures with 95% intervals, judged@k against the gate, holes at depth.
+
+A Streamlit page script (run by `st.navigation` with `__name__ == "__main__"`); importing it
+draws nothing.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import streamlit as st
+
+from pooling.errors import JudgepoolError
+from ui.dashboard import data
+from ui.dashboard.charts import means_chart
+from ui.dashboard.view import View, current, md, safe_version, show_error
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from metrics.evaluate import Evaluation
+    from pooling.pool import PoolSummary
+
+GATE = 0.9
+
+
+def fmt_ci(mean: float | None, ci: tuple[float, float] | None) -> str:
+    """`0.506 [0.452, 0.561]`; an en dash when the mean does not exist."""
+    if mean is None:
+        return "–"
+    return f"{mean:.3f}" if ci is None else f"{mean:.3f} [{ci[0]:.3f}, {ci[1]:.3f}]"
+
+
+def runs_table(ev: Evaluation, summary: PoolSummary, gate: float = GATE) -> pd.DataFrame:
+    """One row per run: each measure's mean and interval, judged@k, gate verdict, holes."""
+    import pandas as pd
+
+    judged_name = f"Judged@{ev.k}"
+    holes = {r.run: r.holes for r in summary.runs}
+    rows = []
+    for run in ev.runs:
+        s = ev.summaries[run]
+        row: dict[str, Any] = {"run": run}
+        for m in ev.measures:
+            if m.kind != "Judged":
+                row[str(m)] = fmt_ci(s.mean[str(m)], s.ci95[str(m)])
+        row[judged_name] = round(s.judged, 3)
+        row["gate"] = f"ok (≥ {gate:g})" if s.judged >= gate else f"UNDER {gate:g}"
+        row[f"holes@{summary.depth}"] = holes.get(run, 0)
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def _colour_gate(value: Any) -> str:
+    ok = isinstance(value, float) and value >= GATE
+    return f"background-color: {'#c8e6c9' if ok else '#ffcdd2'}; color: black"
+
+
+def chart_rows(ev: Evaluation) -> list[dict[str, Any]]:
+    """Long rows (run, measure, mean, low, high) of the effectiveness measures with an interval
+    (judged@k is in the table, against the gate)."""
+    rows = []
+    for run in ev.runs:
+        s = ev.summaries[run]
+        for m in ev.measures:
+            if m.kind == "Judged":
+                continue
+            mean, ci = s.mean[str(m)], s.ci95[str(m)]
+            if mean is not None and ci is not None:
+                rows.append(
+                    {"run": run, "measure": str(m), "mean": mean, "low": ci[0], "high": ci[1]}
+                )
+    return rows
+
+
+def averaged_caption(ev: Evaluation) -> str:
+    """Which queries each mean is over (every report says so)."""
+    parts = [f"{m}: {ev.n(str(m))}" for m in ev.measures]
+    return (
+        f"Evaluation set: {len(ev.qids)} queries with at least one effective label at the "
+        f"{ev.level} level. Queries averaged per measure (those with a doc at its threshold): "
+        + ", ".join(parts)
+        + f". Intervals: percentile bootstrap over queries, {ev.resamples:,} resamples."
+    )
+
+
+def body(view: View) -> None:
+    """The page's figures (refreshed by the fragment)."""
+    version = safe_version(view.db)
+    if version is None:
+        return
+    try:
+        ev = data.evaluation(view.db, version, view.level, view.judge, view.k)
+        summary = data.pool(view.db, version, view.level, view.judge, view.depth)
+    except JudgepoolError as err:
+        show_error(err)
+        return
+    judged_name = f"Judged@{ev.k}"
+    table = runs_table(ev, summary)
+    under = [r for r, j in zip(table["run"], table[judged_name], strict=True) if j < GATE]
+    st.subheader(f"Runs — {md(view.label)}")
+    st.dataframe(
+        table.style.map(_colour_gate, subset=[judged_name]).format({judged_name: "{:.3f}"}),
+        hide_index=True,
+        key="runs_table",
+    )
+    st.caption(averaged_caption(ev))
+    if under:
+        st.warning(
+            f"{len(under)} run(s) under the {judged_name} gate of {GATE:g}: "
+            + md(", ".join(under))
+            + ". Comparisons with them are refused; the Compare page gives the command that "
+            "fills their holes."
+        )
+    st.caption(
+        f"holes@{summary.depth}: pooled pairs in a run's top {summary.depth} with no effective "
+        f"label ({summary.holes} in the pool of {summary.pairs} pairs)."
+    )
+    st.altair_chart(
+        means_chart(chart_rows(ev), "Means with 95% intervals", view.label),
+        key="runs_chart",
+    )
+
+
+def render() -> None:
+    """Draw the page."""
+    view = current()
+    st.title("Runs")
+
+    @st.fragment(run_every=view.run_every)
+    def refreshed() -> None:
+        body(current())
+
+    refreshed()
+
+
+if __name__ == "__main__":
+    render()

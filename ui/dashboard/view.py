@@ -1,0 +1,134 @@
+"""The settings every page shares (database, level, judge, depth, k, live refresh): the sidebar.
+
+The sidebar is drawn once per rerun by `ui/app.py` before the page runs; pages read the chosen
+values with `current()`. Every figure states its level, so `View.label` is what titles show.
+Text that comes from the data (run names, ids) is escaped before it goes into any element that
+renders Markdown (`md`), and passages are only ever shown with `st.text` / `st.code`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import streamlit as st
+
+from pooling.errors import DatabaseBusyError, JudgepoolError
+from pooling.store import resolve_db_path
+from ui.dashboard import data
+
+ANY_JUDGE = "any judge"
+REFRESH_CHOICES = (2, 5, 10, 30)
+# Characters that start Markdown (or Streamlit's :colour[...] / :emoji:) formatting.
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>#|~$:])")
+
+
+@dataclass(frozen=True)
+class View:
+    """What the user chose in the sidebar."""
+
+    db: str
+    level: str
+    judge: str | None
+    depth: int
+    k: int
+    live: bool
+    refresh_s: int
+
+    @property
+    def label(self) -> str:
+        """`chunk level · k=10 · any judge`: said by every figure."""
+        judge = ANY_JUDGE if self.judge is None else f"judge {self.judge}"
+        return f"{self.level} level · k={self.k} · {judge}"
+
+    @property
+    def run_every(self) -> float | None:
+        """How often page bodies refresh themselves (None: only on interaction)."""
+        return float(self.refresh_s) if self.live else None
+
+
+def md(text: str) -> str:
+    """Escape data for elements that render Markdown (titles, captions, banners)."""
+    return _MD_SPECIAL.sub(r"\\\1", text)
+
+
+def database() -> str:
+    """The database the dashboard reads: JUDGEPOOL_DB (set by `judgepool ui --db`)."""
+    return str(resolve_db_path(None).resolve())
+
+
+def sidebar() -> View:
+    """Draw the shared controls and return the choices."""
+    db = database()
+    bar = st.sidebar
+    bar.caption("database")
+    bar.code(db, language=None, wrap_lines=True)
+    level = bar.radio("Level", ("chunk", "doc"), key="level", horizontal=True)
+    judges: list[str] = []
+    version = safe_version(db, quiet=True)
+    if version is not None:
+        try:
+            judges = data.judge_labellers(db, version, str(level))
+        except JudgepoolError:
+            judges = []
+    choice = bar.selectbox("Judge labels", [ANY_JUDGE, *judges], key="judge")
+    depth = bar.number_input("Pool depth", min_value=1, max_value=1000, value=10, key="depth")
+    k = bar.number_input("Cutoff k", min_value=1, max_value=1000, value=10, key="k")
+    live = bar.toggle("Live refresh", value=True, key="live")
+    refresh = bar.selectbox(
+        "every (s)", REFRESH_CHOICES, index=1, key="refresh_s", disabled=not live
+    )
+    bar.button("Refresh now", key="refresh_now")
+    return View(
+        db=db,
+        level=str(level),
+        judge=None if choice in (None, ANY_JUDGE) else str(choice),
+        depth=int(depth),
+        k=int(k),
+        live=bool(live),
+        refresh_s=int(refresh),
+    )
+
+
+def current() -> View:
+    """The sidebar's choices, as stored by `sidebar()` in this rerun."""
+    view = st.session_state.get("_view")
+    if isinstance(view, View):
+        return view
+    return sidebar()
+
+
+def safe_version(db: str, quiet: bool = False) -> data.Version | None:
+    """The database fingerprint, or None with a notice (no file, busy) instead of a traceback."""
+    last = st.session_state.get("_last_version")
+    try:
+        version = data.db_version(db)
+    except DatabaseBusyError:
+        if not quiet:
+            st.info(
+                "The database is busy with a long write; this page retries on its own"
+                + (" (showing the figures of the last read)." if last else ".")
+            )
+        # The cached figures of the last read need no database access: keep showing them.
+        return last[1] if last and last[0] == db else None
+    except JudgepoolError as err:
+        if not quiet:
+            show_error(err)
+        return None
+    if version is not None:
+        st.session_state["_last_version"] = (db, version)
+    if version is None and not quiet:
+        st.warning(
+            f"No database at {md(db)} yet: create it with `judgepool ingest ...`, or start the "
+            "dashboard with `judgepool --db FILE ui`."
+        )
+    return version
+
+
+def show_error(err: JudgepoolError) -> None:
+    """A judgepool error as the CLI would print it: the problem, then what to do."""
+    if isinstance(err, DatabaseBusyError):
+        st.info("The database is busy with a long write; this page retries on its own.")
+        return
+    hint = f" — {err.hint}" if err.hint else ""
+    st.error(md(f"{err}{hint}"))
