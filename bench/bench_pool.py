@@ -4,7 +4,8 @@ Measures, on the data of bench/generate_scale_data.py:
 - `judgepool ingest run` of the five files (one process, as a user runs it): wall time and peak
   memory (max RSS of the child process);
 - the reference: `ir_measures.read_trec_run` of the same files materialised into a list;
-- listing the depth-10 holes of the five runs (`pooling.pool.list_holes`), warm, best of 5.
+- listing the depth-10 holes of the five runs, warm, best of 5: `pooling.pool.holes_table` (the
+  columnar listing) and `pooling.pool.list_holes` (the same as Python objects, what the judge uses).
 Targets (issue 2): ingest >= 3x faster than the reference, memory < 2 GB, holes listing < 0.5 s.
 Writes bench/results/pool.json.
 """
@@ -17,6 +18,7 @@ import resource
 import subprocess
 import sys
 import time
+from collections.abc import Callable, Sized
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -68,17 +70,22 @@ def main() -> None:
     ref_s, ref_mib = timed_child([sys.executable, "-c", reference, *map(str, runs)], env)
 
     os.environ["JUDGEPOOL_DB"] = str(db)
-    from pooling.pool import list_holes
+    from pooling.pool import holes_table, list_holes
     from pooling.store import Store
 
     store = Store(db)
-    list_holes(store, depth=10)  # warm the file cache
-    timings = []
-    for _ in range(5):
-        started = time.perf_counter()
-        holes = list_holes(store, depth=10)
-        timings.append(time.perf_counter() - started)
-    holes_s = min(timings)
+
+    def best_of_5(listing: Callable[..., Sized]) -> tuple[float, int]:
+        listing(store, depth=10)  # warm the file cache
+        timings, found = [], 0
+        for _ in range(5):
+            started = time.perf_counter()
+            found = len(listing(store, depth=10))
+            timings.append(time.perf_counter() - started)
+        return min(timings), found
+
+    holes_s, holes = best_of_5(holes_table)
+    objects_s, _ = best_of_5(list_holes)
     cli_started = time.perf_counter()
     subprocess.run(
         [judgepool, "pool", "--depth", "10", "--list"],
@@ -98,8 +105,9 @@ def main() -> None:
         "ir_measures_read_trec_run_s": round(ref_s, 2),
         "ir_measures_peak_rss_mib": round(ref_mib),
         "speedup_vs_ir_measures": round(ref_s / ingest_s, 2),
-        "holes": len(holes),
-        "list_holes_s": round(holes_s, 3),
+        "holes": holes,
+        "holes_table_s": round(holes_s, 3),
+        "list_holes_s": round(objects_s, 3),
         "cli_pool_list_s": round(cli_s, 2),
         "db_size_mib": round(db.stat().st_size / 2**20),
         "cpu_count": os.cpu_count(),

@@ -53,8 +53,9 @@ def scan_columns(
     """Load `path` into temp table `table` with the `keep` expressions; False if it cannot.
 
     `columns` names and types every column of the file; `keep` maps output column -> SQL
-    expression over them. Returns False (and leaves no table behind) whenever the file is not
-    in the simple shape this path handles, so the caller can use the exact readers instead.
+    expression over them (it must yield `qid` and `doc_id`). Returns False (and leaves no table
+    behind) whenever the file is not in the simple shape this path handles or holds a (qid,
+    doc_id) pair twice, so the caller can use the exact readers instead.
     """
     import duckdb
 
@@ -79,22 +80,13 @@ def scan_columns(
     others = [c for c in keep if c not in id_columns]
     nulls = " OR ".join(f"{c} IS NULL" for c in others) or "false"
     nans = " OR ".join(f"isnan({c})" for c in float_columns) or "false"
+    # Duplicates compare 64-bit hashes (cheaper than grouping string pairs): a collision reads
+    # as a duplicate, which only sends the file to the exact reader, never loses a row.
     row = con.execute(
-        f"SELECT count(*) FILTER (WHERE {bad_ids} OR {nulls} OR {nans}) FROM {table}"
+        f"SELECT count(*) FILTER (WHERE {bad_ids} OR {nulls} OR {nans}), "
+        f"count(*) - count(DISTINCT hash(qid, doc_id)) FROM {table}"
     ).fetchone()
-    if row is None or row[0] > 0:
+    if row is None or row[0] > 0 or row[1] > 0:
         con.execute(f"DROP TABLE {table}")
         return False
     return True
-
-
-def has_duplicate_pairs(con: duckdb.DuckDBPyConnection, table: str) -> bool:
-    """Whether some (qid, doc_id) pair may occur twice in `table`.
-
-    Compares 64-bit hashes (cheaper than grouping string pairs): a hash collision reads as a
-    duplicate, which only sends the file to the exact reader, never loses a row.
-    """
-    row = con.execute(
-        f"SELECT count(*) - count(DISTINCT hash(qid, doc_id)) FROM {table}"
-    ).fetchone()
-    return bool(row and row[0])

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pooling.errors import UsageError
-from pooling.fastscan import has_duplicate_pairs, scan_columns
+from pooling.fastscan import scan_columns
 from pooling.formats import check_readable, detect_format
 from pooling.labels import check_level, quote
 from pooling.readers import LabelColumns, read_jsonl_qrels, read_trec_qrels
@@ -68,10 +68,8 @@ def _load_trec(con: duckdb.DuckDBPyConnection, path: Path) -> None:
         "THEN CAST(grade AS INTEGER) END",
     }
     fast = scan_columns(con, path, _TABLE, _QRELS_COLUMNS, keep, id_columns=("qid", "doc_id"))
-    if fast and not has_duplicate_pairs(con, _TABLE):
-        return
     if fast:
-        con.execute(f"DROP TABLE {_TABLE}")
+        return
     _register(con, read_trec_qrels(path))
 
 

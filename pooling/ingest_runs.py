@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pooling.errors import InputError, UsageError
-from pooling.fastscan import PY_WHITESPACE, has_duplicate_pairs, scan_columns
+from pooling.fastscan import PY_WHITESPACE, scan_columns
 from pooling.formats import check_readable, detect_format
 from pooling.readers import RunColumns, read_jsonl_run, read_trec_run
 from pooling.sql import one, scalar
@@ -92,10 +92,8 @@ def _load_trec(con: duckdb.DuckDBPyConnection, path: Path) -> None:
         id_columns=("qid", "doc_id"),
         float_columns=("score",),
     )
-    if fast and not has_duplicate_pairs(con, _TABLE):
-        return
     if fast:
-        con.execute(f"DROP TABLE {_TABLE}")
+        return
     # The exact reader either loads what the fast scan could not, or names the bad line.
     _register_columns(con, read_trec_run(path))
 
