@@ -52,7 +52,7 @@ def cli(ctx: click.Context, db: str | None) -> None:
 
 def _register() -> None:
     """Add the subcommands (one module per group of verbs; each imports only what is light)."""
-    from ui.commands import data, evaluate, export, info, labels, pool, serve
+    from ui.commands import data, demo, evaluate, export, info, labels, pool, serve
     from ui.commands import judge as judge_command
 
     cli.add_command(data.ingest)
@@ -66,9 +66,18 @@ def _register() -> None:
     cli.add_command(evaluate.compare_command)
     cli.add_command(export.export)
     cli.add_command(serve.ui)
+    cli.add_command(demo.demo)
 
 
 _register()
+
+
+def report_error(err: JudgepoolError, to_stderr: bool = True) -> None:
+    """Print a library error as `error: problem — what to do` (with the traceback in debug)."""
+    if debug_enabled():
+        traceback.print_exc()
+    hint = f" — {err.hint}" if err.hint else ""
+    click.echo(f"error: {err}{hint}", err=to_stderr)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -76,10 +85,7 @@ def main(argv: list[str] | None = None) -> None:
     try:
         code = cli.main(args=argv, prog_name="judgepool", standalone_mode=False)
     except JudgepoolError as err:
-        if debug_enabled():
-            traceback.print_exc()
-        hint = f" — {err.hint}" if err.hint else ""
-        click.echo(f"error: {err}{hint}", err=True)
+        report_error(err)
         sys.exit(err.exit_code)
     except click.exceptions.Abort:
         click.echo("aborted", err=True)

@@ -63,12 +63,21 @@ def streamlit_command(host: str, port: int) -> list[str]:
     show_default=True,
     help="Port to listen on.",
 )
+@click.option(
+    "--db",
+    "db",
+    metavar="FILE",
+    default=None,
+    help="The database to show (the same as `judgepool --db FILE ui`).",
+)
 @click.pass_obj
-def ui(store: Store, host: str, port: int) -> None:
+def ui(store: Store, host: str, port: int, db: str | None) -> None:
     """Serve the dashboard (Runs, Compare, Audit, Export) at http://HOST:PORT.
 
     It stays usable while `judgepool judge` writes to the same database from another process.
     """
+    if db is not None:
+        store = Store(db)
     if not store.exists():
         raise DatabaseError(
             f"no database at {store.path}",

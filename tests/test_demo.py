@@ -1,0 +1,67 @@
+"""`judgepool demo`: the whole story on the bundled collection, as a newcomer runs it."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from pooling.ingest_runs import ingest_run
+from pooling.store import Store
+from tests.conftest import CliResult
+
+Cli = Callable[..., CliResult]
+
+
+@pytest.mark.slow
+def test_demo_tells_the_story_end_to_end(cli: Cli, tmp_path: Path) -> None:
+    db = tmp_path / "demo.duckdb"
+    result = cli("demo", "--db", db, "--no-progress")
+    assert result.code == 0, result.err
+    out = result.out
+    steps = re.findall(r"^\[(\d)/7\] ", out, flags=re.M)
+    assert steps == [str(n) for n in range(1, 8)]
+    # The v1 runs are fully judged at the document level; the re-chunked run is refused.
+    assert re.search(r"^dense-v1 .* 1\.000 \[1\.000, 1\.000\]\s+0$", out, flags=re.M)
+    assert "dense-v2: judged@10 0.831, 122 holes" in out
+    assert "-> refused (exit code 3)" in out
+    # The holes are filled with the very command the refusal printed (MODEL = offline) ...
+    command = "judge --depth 10 --level doc --run dense-v2 --model offline"
+    assert (
+        f"fill the holes with: judgepool --db {db} {command.replace(' offline', ' MODEL')}" in out
+    )
+    assert re.search(r"^dense-v2\s+0\.831\s+1\.000\s+0$", out, flags=re.M)
+    # ... and the comparison then passes the gate, with intervals and the Holm verdict.
+    assert re.search(r"^dense-v2\s+nDCG@10\s+72\s+[+-]\d\.\d{3}\s+\[", out, flags=re.M)
+    assert "p(Holm): adjusted over 3 comparisons" in out
+    assert "122 of the 122 holes the judge labelled are pairs we had labelled" in out
+    assert "the same comparison with our hidden labels in place of the judge's:" in out
+    assert out.rstrip().splitlines()[-3] == "$ judgepool --db demo.duckdb ui"  # cwd: tmp_path
+    # The demo database is the one the dashboard opens: labelled, with every hole filled.
+    with Store(db).read() as con:
+        holes = con.execute(
+            "SELECT count(*) FROM judgments WHERE source = 'llm' AND level = 'doc' "
+            "AND status = 'ok'"
+        ).fetchone()
+    assert holes == (122,)
+    assert (tmp_path / "demo.duckdb.cache").is_dir()
+
+
+def test_demo_never_replaces_a_database_of_yours(
+    cli: Cli, tmp_path: Path, write: Callable[[str, str | bytes], Path]
+) -> None:
+    db = tmp_path / "mine.duckdb"
+    ingest_run(Store(db), write("mine.trec", "q1 Q0 d1 1 1.0 t\n"))
+    result = cli("demo", "--db", db)
+    assert result.code == 2
+    assert "exists and is not a demo database (runs: mine)" in result.err
+    with Store(db).read() as con:
+        assert con.execute("SELECT name FROM runs").fetchall() == [("mine",)]
+
+
+def test_demo_without_its_collection_says_what_is_missing(cli: Cli, tmp_path: Path) -> None:
+    result = cli("demo", "--db", tmp_path / "d.duckdb", "--data", tmp_path)
+    assert result.code == 2
+    assert "the demo collection is incomplete" in result.err and "topics.tsv" in result.err
