@@ -184,12 +184,13 @@ def demo(
     show = _Demo(db)
 
     show.header("Build a fresh database from data/ (Python Reference sections, two chunkings)")
-    for args in (
+    ingests: list[tuple[str | Path, ...]] = [
         ("ingest", "queries", data / "topics.tsv"),
         ("ingest", "docs", data / "chunks-v1.jsonl", data / "chunks-v2.jsonl"),
         ("ingest", "run", *(data / "runs" / f"{run}.trec" for run in DEMO_RUNS)),
         ("ingest", "qrels", data / "qrels-doc.v1-pool.txt", "--level", "doc"),
-    ):
+    ]
+    for args in ingests:
         _fail_on(show.run(*args))
 
     show.header("Evaluate the v1 runs at the document level (our labels cover their pool)")
