@@ -17,7 +17,7 @@ from pooling.fastscan import scan_columns
 from pooling.formats import check_readable, detect_format
 from pooling.labels import check_level, quote
 from pooling.readers import LabelColumns, read_jsonl_qrels, read_trec_qrels
-from pooling.sql import one
+from pooling.sql import one, temp_table_from
 from pooling.store import Store, utcnow
 
 if TYPE_CHECKING:
@@ -52,11 +52,7 @@ def _register(con: duckdb.DuckDBPyConnection, cols: LabelColumns) -> None:
             "grade": pa.array(cols.grades, pa.int32()),
         }
     )
-    con.register("_qrels_arrow", table)
-    try:
-        con.execute(f"CREATE TEMP TABLE {_TABLE} AS SELECT * FROM _qrels_arrow")
-    finally:
-        con.unregister("_qrels_arrow")
+    temp_table_from(con, _TABLE, table)
 
 
 def _load_trec(con: duckdb.DuckDBPyConnection, path: Path) -> None:

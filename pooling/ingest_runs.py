@@ -17,7 +17,7 @@ from pooling.errors import InputError, UsageError
 from pooling.fastscan import PY_WHITESPACE, scan_columns
 from pooling.formats import check_readable, detect_format
 from pooling.readers import RunColumns, read_jsonl_run, read_trec_run
-from pooling.sql import one, scalar
+from pooling.sql import one, scalar, temp_table_from
 from pooling.store import Store, utcnow
 
 if TYPE_CHECKING:
@@ -75,11 +75,7 @@ def _register_columns(con: duckdb.DuckDBPyConnection, cols: RunColumns) -> None:
             "score": pa.array(cols.scores, pa.float64()),
         }
     )
-    con.register("_ingest_arrow", table)
-    try:
-        con.execute(f"CREATE TEMP TABLE {_TABLE} AS SELECT * FROM _ingest_arrow")
-    finally:
-        con.unregister("_ingest_arrow")
+    temp_table_from(con, _TABLE, table)
 
 
 def _load_trec(con: duckdb.DuckDBPyConnection, path: Path) -> None:

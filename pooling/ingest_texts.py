@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from pooling.formats import check_readable, detect_format
 from pooling.readers import DocRow, iter_docs, read_queries
-from pooling.sql import one
+from pooling.sql import one, registered
 from pooling.store import Store, utcnow
 from pooling.text import content_hash
 
@@ -44,19 +44,15 @@ def ingest_queries(store: Store, path: str | Path, fmt: str | None = None) -> Te
     fmt = detect_format(path, "queries", fmt)
     rows = read_queries(path, fmt)
     table = pa.table({"qid": [q for q, _ in rows], "text": [t for _, t in rows]})
-    with store.write() as con:
-        con.register("_queries_arrow", table)
-        try:
-            (replaced,) = one(
-                con, "SELECT count(*) FROM queries WHERE qid IN (SELECT qid FROM _queries_arrow)"
-            )
-            con.execute("DELETE FROM queries WHERE qid IN (SELECT qid FROM _queries_arrow)")
-            con.execute(
-                "INSERT INTO queries SELECT qid, text, $src, $now FROM _queries_arrow",
-                {"src": str(path.resolve()), "now": utcnow()},
-            )
-        finally:
-            con.unregister("_queries_arrow")
+    with store.write() as con, registered(con, "_queries_arrow", table):
+        (replaced,) = one(
+            con, "SELECT count(*) FROM queries WHERE qid IN (SELECT qid FROM _queries_arrow)"
+        )
+        con.execute("DELETE FROM queries WHERE qid IN (SELECT qid FROM _queries_arrow)")
+        con.execute(
+            "INSERT INTO queries SELECT qid, text, $src, $now FROM _queries_arrow",
+            {"src": str(path.resolve()), "now": utcnow()},
+        )
     return TextsIngested(str(path), fmt, len(rows), int(replaced))
 
 
@@ -76,8 +72,7 @@ def _insert_docs(
             ),
         }
     )
-    con.register("_docs_arrow", table)
-    try:
+    with registered(con, "_docs_arrow", table):
         (replaced,) = one(
             con, "SELECT count(*) FROM docs WHERE doc_id IN (SELECT doc_id FROM _docs_arrow)"
         )
@@ -87,8 +82,6 @@ def _insert_docs(
             "FROM _docs_arrow",
             {"src": source, "now": utcnow()},
         )
-    finally:
-        con.unregister("_docs_arrow")
     without = sum(1 for d in batch if d.text is None)
     parents = sum(1 for d in batch if d.parent_id is not None)
     return int(replaced), without, parents

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from pooling.errors import UsageError
+from pooling.sql import registered
 from pooling.store import Store, utcnow
 
 Level = Literal["chunk", "doc"]
@@ -101,15 +102,11 @@ def write_judgments(store: Store, judgments: Sequence[Judgment]) -> int:
             "_seq": pa.array(range(len(judgments)), pa.int64()),
         }
     )
-    with store.write() as con:
-        con.register("_new_judgments", table)
-        try:
-            con.execute(
-                f"INSERT INTO judgments ({_COLUMNS}) "
-                f"SELECT {_COLUMNS} FROM _new_judgments ORDER BY _seq"
-            )
-        finally:
-            con.unregister("_new_judgments")
+    with store.write() as con, registered(con, "_new_judgments", table):
+        con.execute(
+            f"INSERT INTO judgments ({_COLUMNS}) "
+            f"SELECT {_COLUMNS} FROM _new_judgments ORDER BY _seq"
+        )
     return len(judgments)
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from pooling.sql import registered
 from pooling.store import Store
 
 
@@ -27,15 +28,11 @@ def query_texts(store: Store, qids: Sequence[str]) -> dict[str, str]:
     import pyarrow as pa
 
     wanted = pa.table({"qid": pa.array(sorted(set(qids)), pa.string())})
-    with store.read() as con:
-        con.register("_wanted_qids", wanted)
-        try:
-            rows = con.execute(
-                "SELECT q.qid, q.text FROM queries q JOIN _wanted_qids w ON w.qid = q.qid "
-                "WHERE q.text IS NOT NULL"
-            ).fetchall()
-        finally:
-            con.unregister("_wanted_qids")
+    with store.read() as con, registered(con, "_wanted_qids", wanted):
+        rows = con.execute(
+            "SELECT q.qid, q.text FROM queries q JOIN _wanted_qids w ON w.qid = q.qid "
+            "WHERE q.text IS NOT NULL"
+        ).fetchall()
     return {str(qid): str(text) for qid, text in rows}
 
 
@@ -44,14 +41,10 @@ def doc_texts(store: Store, doc_ids: Sequence[str]) -> dict[str, str | None]:
     import pyarrow as pa
 
     wanted = pa.table({"doc_id": pa.array(sorted(set(doc_ids)), pa.string())})
-    with store.read() as con:
-        con.register("_wanted_docs", wanted)
-        try:
-            rows = con.execute(
-                "SELECT d.doc_id, d.text FROM docs d JOIN _wanted_docs w ON w.doc_id = d.doc_id"
-            ).fetchall()
-        finally:
-            con.unregister("_wanted_docs")
+    with store.read() as con, registered(con, "_wanted_docs", wanted):
+        rows = con.execute(
+            "SELECT d.doc_id, d.text FROM docs d JOIN _wanted_docs w ON w.doc_id = d.doc_id"
+        ).fetchall()
     return {str(doc_id): (None if text is None else str(text)) for doc_id, text in rows}
 
 
@@ -72,22 +65,18 @@ def retrieved_chunks(
             "doc_id": pa.array([d for _, d in pairs], pa.string()),
         }
     )
-    with store.read() as con:
-        con.register("_wanted_pairs", wanted)
-        try:
-            rows = con.execute(
-                f"""
-                SELECT r.qid, coalesce(d.parent_id, r.doc_id) AS document, r.doc_id,
-                       min(r.rank) AS best_rank, any_value(d.text) AS text
-                FROM run_rows r LEFT JOIN docs d ON d.doc_id = r.doc_id
-                JOIN (SELECT DISTINCT qid, doc_id FROM _wanted_pairs) w
-                  ON w.qid = r.qid AND w.doc_id = coalesce(d.parent_id, r.doc_id)
-                WHERE r.run_key IN ({keys_sql})
-                GROUP BY r.qid, coalesce(d.parent_id, r.doc_id), r.doc_id
-                ORDER BY r.qid, document, best_rank, r.doc_id"""
-            ).fetchall()
-        finally:
-            con.unregister("_wanted_pairs")
+    with store.read() as con, registered(con, "_wanted_pairs", wanted):
+        rows = con.execute(
+            f"""
+            SELECT r.qid, coalesce(d.parent_id, r.doc_id) AS document, r.doc_id,
+                   min(r.rank) AS best_rank, any_value(d.text) AS text
+            FROM run_rows r LEFT JOIN docs d ON d.doc_id = r.doc_id
+            JOIN (SELECT DISTINCT qid, doc_id FROM _wanted_pairs) w
+              ON w.qid = r.qid AND w.doc_id = coalesce(d.parent_id, r.doc_id)
+            WHERE r.run_key IN ({keys_sql})
+            GROUP BY r.qid, coalesce(d.parent_id, r.doc_id), r.doc_id
+            ORDER BY r.qid, document, best_rank, r.doc_id"""
+        ).fetchall()
     found: dict[tuple[str, str], list[RetrievedChunk]] = {}
     for qid, document, chunk_id, best_rank, text in rows:
         found.setdefault((str(qid), str(document)), []).append(

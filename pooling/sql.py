@@ -1,13 +1,17 @@
-"""Small helpers for reading query results without `assert` (which vanishes under python -O)."""
+"""Small SQL helpers: single-row results without `assert` (it vanishes under python -O), and
+Arrow tables exposed to a query for the length of a block."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from pooling.errors import DatabaseError
 
 if TYPE_CHECKING:
     import duckdb
+    import pyarrow as pa
 
 
 def one(con: duckdb.DuckDBPyConnection, sql: str, params: Any = None) -> tuple[Any, ...]:
@@ -21,3 +25,19 @@ def one(con: duckdb.DuckDBPyConnection, sql: str, params: Any = None) -> tuple[A
 def scalar(con: duckdb.DuckDBPyConnection, sql: str, params: Any = None) -> Any:
     """The first column of the single row a query must return."""
     return one(con, sql, params)[0]
+
+
+@contextmanager
+def registered(con: duckdb.DuckDBPyConnection, name: str, table: pa.Table) -> Iterator[str]:
+    """Expose an Arrow table to SQL as `name` for the length of the block (then unregister)."""
+    con.register(name, table)
+    try:
+        yield name
+    finally:
+        con.unregister(name)
+
+
+def temp_table_from(con: duckdb.DuckDBPyConnection, name: str, table: pa.Table) -> None:
+    """Copy an Arrow table into temp table `name` (rolled back with the transaction)."""
+    with registered(con, f"{name}_arrow", table) as view:
+        con.execute(f"CREATE TEMP TABLE {name} AS SELECT * FROM {view}")

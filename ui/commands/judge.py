@@ -105,45 +105,115 @@ def _judge_options(model: str, given: dict[str, Any]) -> dict[str, Any]:
 
 
 @click.command("judge")
-@click.option("--model", default=None, metavar="MODEL",
-              help="litellm model (openai/gpt-4o-mini, anthropic/..., ollama/..., hosted_vllm/...)"
-              " or offline[:PATH] [default: offline when no provider key is set].")
-@click.option("--api-base", default=None, metavar="URL",
-              help="An OpenAI-compatible server, e.g. http://127.0.0.1:8000/v1.")
+@click.option(
+    "--model",
+    default=None,
+    metavar="MODEL",
+    help="litellm model (openai/gpt-4o-mini, anthropic/..., ollama/..., hosted_vllm/...)"
+    " or offline[:PATH] [default: offline when no provider key is set].",
+)
+@click.option(
+    "--api-base",
+    default=None,
+    metavar="URL",
+    help="An OpenAI-compatible server, e.g. http://127.0.0.1:8000/v1.",
+)
 @depth_option
 @runs_option
 @level_option
 @judge_option
 @all_queries_option
 @click.option("--dry-run", is_flag=True, help="Show holes, cache hits, tokens and cost; no call.")
-@click.option("--concurrency", type=click.IntRange(1, 512), default=8, show_default=True,
-              help="Calls in flight at most (lowered automatically on 429s).")
-@click.option("--max-cost", type=click.FloatRange(min=0), default=None, metavar="USD",
-              help="Stop before spending more than this (needs a model with a known price).")
-@click.option("--max-calls", type=click.IntRange(min=0), default=None, metavar="N",
-              help="Stop before sending more than N requests (retries included).")
-@click.option("--timeout", type=click.FloatRange(min=0.1), default=60.0, show_default=True,
-              help="Seconds per call before it counts as a timeout (retried).")
-@click.option("--retries", type=click.IntRange(min=0), default=4, show_default=True,
-              help="Retries per pair after 5xx, timeouts and connection errors.")
+@click.option(
+    "--concurrency",
+    type=click.IntRange(1, 512),
+    default=8,
+    show_default=True,
+    help="Calls in flight at most (lowered automatically on 429s).",
+)
+@click.option(
+    "--max-cost",
+    type=click.FloatRange(min=0),
+    default=None,
+    metavar="USD",
+    help="Stop before spending more than this (needs a model with a known price).",
+)
+@click.option(
+    "--max-calls",
+    type=click.IntRange(min=0),
+    default=None,
+    metavar="N",
+    help="Stop before sending more than N requests (retries included).",
+)
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=0.1),
+    default=60.0,
+    show_default=True,
+    help="Seconds per call before it counts as a timeout (retried).",
+)
+@click.option(
+    "--retries",
+    type=click.IntRange(min=0),
+    default=4,
+    show_default=True,
+    help="Retries per pair after 5xx, timeouts and connection errors.",
+)
 @click.option("--temperature", type=float, default=None, help="Sampling temperature [0].")
-@click.option("--max-tokens", type=click.IntRange(min=1), default=None,
-              help="Output token cap per call [256].")
-@click.option("--passage-tokens", type=click.IntRange(min=16), default=1024, show_default=True,
-              help="Cut longer passages to this many tokens (flagged truncated).")
-@click.option("--max-chunks", type=click.IntRange(min=1), default=3, show_default=True,
-              help="--level doc: show at most this many retrieved chunks of a document.")
-@click.option("--template", default=None, metavar="NAME|FILE",
-              help="Prompt template: a packaged name or a file [relevance-v1].")
-@click.option("--progress/--no-progress", default=None,
-              help="Show the progress bar [default: when stderr is a terminal].")
+@click.option(
+    "--max-tokens",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Output token cap per call [256].",
+)
+@click.option(
+    "--passage-tokens",
+    type=click.IntRange(min=16),
+    default=1024,
+    show_default=True,
+    help="Cut longer passages to this many tokens (flagged truncated).",
+)
+@click.option(
+    "--max-chunks",
+    type=click.IntRange(min=1),
+    default=3,
+    show_default=True,
+    help="--level doc: show at most this many retrieved chunks of a document.",
+)
+@click.option(
+    "--template",
+    default=None,
+    metavar="NAME|FILE",
+    help="Prompt template: a packaged name or a file [relevance-v1].",
+)
+@click.option(
+    "--progress/--no-progress",
+    default=None,
+    help="Show the progress bar [default: when stderr is a terminal].",
+)
 @click.pass_obj
-def judge(store: Store, model: str | None, api_base: str | None, depth: int,
-          runs: tuple[str, ...], level: str, judge: str | None, all_queries: bool,
-          dry_run: bool, concurrency: int, max_cost: float | None, max_calls: int | None,
-          timeout: float, retries: int, temperature: float | None, max_tokens: int | None,
-          passage_tokens: int, max_chunks: int, template: str | None,
-          progress: bool | None) -> None:
+def judge(
+    store: Store,
+    model: str | None,
+    api_base: str | None,
+    depth: int,
+    runs: tuple[str, ...],
+    level: str,
+    judge: str | None,
+    all_queries: bool,
+    dry_run: bool,
+    concurrency: int,
+    max_cost: float | None,
+    max_calls: int | None,
+    timeout: float,
+    retries: int,
+    temperature: float | None,
+    max_tokens: int | None,
+    passage_tokens: int,
+    max_chunks: int,
+    template: str | None,
+    progress: bool | None,
+) -> None:
     """Label the holes of the pool at DEPTH with a judge, cached by content, resumable.
 
     \b
@@ -165,27 +235,42 @@ def judge(store: Store, model: str | None, api_base: str | None, depth: int,
     chosen, why = choose_model(model, api_base)
     if why:
         note(why)
-    options = _judge_options(chosen, {"api_base": api_base, "temperature": temperature,
-                                      "max_tokens": max_tokens, "template": template,
-                                      "timeout": timeout})
+    options = _judge_options(
+        chosen,
+        {
+            "api_base": api_base,
+            "temperature": temperature,
+            "max_tokens": max_tokens,
+            "template": template,
+            "timeout": timeout,
+        },
+    )
     before = pool_summary(store, depth, runs, level, judge, all_queries)
-    plan: Plan = plan_holes(store, depth, runs, level, judge, all_queries, passage_tokens,
-                            max_chunks)
+    plan: Plan = plan_holes(
+        store, depth, runs, level, judge, all_queries, passage_tokens, max_chunks
+    )
     if not plan.holes:
         click.echo(f"no holes: every pooled pair at depth {depth} has a label")
         _print_judged(before, None)
         return
     the_judge = make_judge(chosen, **options)
-    note(f"judge: {the_judge.labeller}; {len(plan.holes)} holes at depth {depth} ({level} level, "
-         f"{len(before.runs)} runs)")
+    note(
+        f"judge: {the_judge.labeller}; {len(plan.holes)} holes at depth {depth} ({level} level, "
+        f"{len(before.runs)} runs)"
+    )
     with JudgeCache() as cache:
         if dry_run:
             max_out = the_judge.describe().get("parameters", {}).get("max_tokens")
             _print_forecast(forecast(store, the_judge, plan, cache), max_out, chosen)
             _print_judged(before, None)
             return
-        loop_options = LoopOptions(concurrency=concurrency, max_cost=max_cost,
-                                   max_calls=max_calls, retries=retries, timeout=timeout)
+        loop_options = LoopOptions(
+            concurrency=concurrency,
+            max_cost=max_cost,
+            max_calls=max_calls,
+            retries=retries,
+            timeout=timeout,
+        )
         bar = ProgressBar(len(plan.holes), progress)
         stats = backfill(store, the_judge, plan, loop_options, cache, bar)
     _print_summary(stats)

@@ -17,7 +17,7 @@ import streamlit as st
 from pooling.errors import JudgepoolError
 from ui.dashboard import data
 from ui.dashboard.audit_parts import agreement_panel, label_detail, sample_panel
-from ui.dashboard.view import View, current, md, safe_version, show_error
+from ui.dashboard.view import View, md, render_page, safe_version, show_error
 
 PAIR = "audit_pair"
 GRADE_NAMES = {0: "irrelevant", 1: "related", 2: "highly relevant", 3: "perfectly relevant"}
@@ -238,14 +238,7 @@ def body(view: View) -> None:
 
 def render() -> None:
     """Draw the page."""
-    view = current()
-    st.title("Audit")
-
-    @st.fragment(run_every=view.run_every)
-    def refreshed() -> None:
-        body(current())
-
-    refreshed()
+    render_page("Audit", body)
 
 
 if __name__ == "__main__":

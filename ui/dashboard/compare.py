@@ -19,7 +19,7 @@ import streamlit as st
 from pooling.errors import JudgepoolError
 from ui.dashboard import data
 from ui.dashboard.charts import PICK, delta_chart
-from ui.dashboard.view import View, current, md, safe_version, show_error
+from ui.dashboard.view import View, md, render_page, safe_version, show_error
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -277,14 +277,7 @@ def body(view: View) -> None:
 
 def render() -> None:
     """Draw the page."""
-    view = current()
-    st.title("Compare")
-
-    @st.fragment(run_every=view.run_every)
-    def refreshed() -> None:
-        body(current())
-
-    refreshed()
+    render_page("Compare", body)
 
 
 if __name__ == "__main__":

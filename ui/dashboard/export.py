@@ -16,7 +16,7 @@ import streamlit as st
 from pooling.errors import JudgepoolError
 from pooling.export import EXPORT_FORMATS, EXPORT_SOURCES, export_file_name
 from ui.dashboard import data
-from ui.dashboard.view import View, current, safe_version, show_error
+from ui.dashboard.view import View, render_page, safe_version, show_error
 
 SOURCE_HELP = {
     "effective": "the label every measure uses: latest human, else latest ok judge label",
@@ -96,14 +96,7 @@ def body(view: View) -> None:
 
 def render() -> None:
     """Draw the page."""
-    view = current()
-    st.title("Export")
-
-    @st.fragment(run_every=view.run_every)
-    def refreshed() -> None:
-        body(current())
-
-    refreshed()
+    render_page("Export", body)
 
 
 if __name__ == "__main__":

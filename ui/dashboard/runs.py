@@ -13,7 +13,7 @@ import streamlit as st
 from pooling.errors import JudgepoolError
 from ui.dashboard import data
 from ui.dashboard.charts import means_chart
-from ui.dashboard.view import View, current, md, safe_version, show_error
+from ui.dashboard.view import View, md, render_page, safe_version, show_error
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -124,14 +124,7 @@ def body(view: View) -> None:
 
 def render() -> None:
     """Draw the page."""
-    view = current()
-    st.title("Runs")
-
-    @st.fragment(run_every=view.run_every)
-    def refreshed() -> None:
-        body(current())
-
-    refreshed()
+    render_page("Runs", body)
 
 
 if __name__ == "__main__":

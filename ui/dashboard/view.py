@@ -9,6 +9,7 @@ renders Markdown (`md`), and passages are only ever shown with `st.text` / `st.c
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import streamlit as st
@@ -132,3 +133,16 @@ def show_error(err: JudgepoolError) -> None:
         return
     hint = f" — {err.hint}" if err.hint else ""
     st.error(md(f"{err}{hint}"))
+
+
+def render_page(title: str, body: Callable[[View], None]) -> None:
+    """Title a page and draw `body` in a fragment that reruns every `run_every` seconds, so
+    figures follow a backfill that writes from another process."""
+    view = current()
+    st.title(title)
+
+    @st.fragment(run_every=view.run_every)
+    def refreshed() -> None:
+        body(current())
+
+    refreshed()
