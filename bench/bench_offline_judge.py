@@ -15,12 +15,21 @@ Quality protocol (issue 5), on ../shared/data/trec-dl:
   relevant passages that the full qrels hold.
 nDCG@10 is pytrec_eval's `ndcg_cut_10` (trec_eval), averaged over the 43 judged queries.
 
+Other years (`--years dl19,dl20,dl21`): the same protocol on DL20 and DL21 (DL21 has three runs,
+so its Kendall tau moves in steps of 2/3). Demo (`--demo`): the bundled collection in data/ as
+`judgepool demo` builds it (topics, v1 and v2 chunks, four runs, the v1-pool labels at the
+document level); the judge fills the doc-level depth-10 holes of dense-v2 (what the demo does),
+then, in a fresh database, those of dense-v2 and bm25-v2 together; its labels are compared with
+our hidden labels of the same pairs (data/qrels-doc.v2-only.txt, never shown to the judge), and
+each v2 run's nDCG@10 gain over its v1 run is computed under the judge's labels and under ours.
+
 Speed: a fresh process labels the first 1,000 holes of the six runs' depth-20 pool, cold
 embedding cache, timed from before torch is imported to the last label written; then again
 on a fresh copy of the database with the cache warm.
 
     .venv/bin/python bench/bench_offline_judge.py            # both -> results/offline_judge.json
     .venv/bin/python bench/bench_offline_judge.py --quality  # the quality table only
+    .venv/bin/python bench/bench_offline_judge.py --quality --years dl19,dl20,dl21 --demo
 """
 
 from __future__ import annotations
@@ -107,16 +116,18 @@ def build_store(dl: Path, folder: Path, year: str = "dl19", visible_run: str = "
 
 
 def fill_holes(store: Any, depth: int = 10, limit: int | None = None,
-               model: str = "offline") -> dict[str, Any]:
-    """Label the holes of every run's depth-`depth` pool (the first `limit` only, when given)
-    with the real loop; returns the loop's stats and the judge's description."""
+               model: str = "offline", runs: Sequence[str] = (), level: str = "chunk"
+               ) -> dict[str, Any]:
+    """Label the holes of the depth-`depth` pool of `runs` (every run when empty; the first
+    `limit` holes only, when given) with the real loop; returns the loop's stats and the judge's
+    description."""
     from judge.backfill import Plan, backfill, plan_holes
     from judge.cache import JudgeCache
     from judge.loop import LoopOptions
     from judge.registry import make_judge
     from judge.requests import build_requests
 
-    plan = plan_holes(store, depth=depth)
+    plan = plan_holes(store, depth=depth, runs=runs, level=level)
     if limit is not None:
         holes = plan.holes[:limit]
         plan = Plan(plan.level, depth, plan.runs, holes,
@@ -168,6 +179,15 @@ def _merge(base: dict[str, dict[str, int]], extra: dict[tuple[str, str], int]
     return merged
 
 
+def _rules(offline: dict[tuple[str, str], tuple[int, str]]) -> dict[str, int]:
+    """How many labels each rule of the method gave (read from the labels' raw output)."""
+    rules: dict[str, int] = {}
+    for _, raw in offline.values():
+        rule = json.loads(raw)["rule"]
+        rules[rule] = rules.get(rule, 0) + 1
+    return dict(sorted(rules.items()))
+
+
 def measure(dl: Path, folder: Path, year: str = "dl19") -> dict[str, Any]:
     """The quality protocol of the module docstring (on `year`); returns every figure."""
     from scipy.stats import kendalltau
@@ -196,10 +216,6 @@ def measure(dl: Path, folder: Path, year: str = "dl19") -> dict[str, Any]:
     truth = [(full[q][d], offline[(q, d)][0]) for q, d in holes if d in full.get(q, {})]
     human = [t for t, _ in truth]
     judged = [o for _, o in truth]
-    rules: dict[str, int] = {}
-    for _, raw in offline.values():
-        rule = json.loads(raw)["rule"]
-        rules[rule] = rules.get(rule, 0) + 1
 
     def side(kind: str) -> dict[str, float]:
         ref = [ndcg["full"][n] for n in names]
@@ -215,7 +231,7 @@ def measure(dl: Path, folder: Path, year: str = "dl19") -> dict[str, Any]:
         "holes_with_hidden_label": len(truth),
         "labeller": filled["labeller"],
         "calibration": filled["describe"].get("calibration"),
-        "rules": dict(sorted(rules.items())),
+        "rules": _rules(offline),
         "grades_offline": filled["grades"],
         "kappa_4level": cohen_kappa(human, judged),
         "kappa_binary": cohen_kappa(binary(human), binary(judged), 2),
@@ -246,6 +262,92 @@ def print_quality(result: dict[str, Any]) -> None:
         values = [result[k][measure_name] for k in ("unjudged", "backfilled", "oracle")]
         print(f"{label:20s} unjudged {values[0]:.3f}  backfilled {values[1]:.3f}  "
               f"oracle {values[2]:.3f}")
+
+
+DEMO_DATA = REPO / "data"
+DEMO_RUNS = ("bm25-v1", "dense-v1", "bm25-v2", "dense-v2")
+
+
+def build_demo(folder: Path, data: Path = DEMO_DATA) -> Any:
+    """The demo database as `judgepool demo` builds it: only the v1 pool's doc-level labels."""
+    from pooling.ingest_labels import ingest_qrels
+    from pooling.ingest_runs import ingest_run
+    from pooling.ingest_texts import ingest_docs, ingest_queries
+    from pooling.store import Store
+
+    store = Store(folder / "demo.duckdb")
+    ingest_queries(store, data / "topics.tsv")
+    for chunks in ("chunks-v1.jsonl", "chunks-v2.jsonl"):
+        ingest_docs(store, data / chunks)
+    for name in DEMO_RUNS:
+        ingest_run(store, data / "runs" / f"{name}.trec", name=name)
+    ingest_qrels(store, data / "qrels-doc.v1-pool.txt", level="doc",
+                 labeller="qrels-doc.v1-pool.txt")
+    return store
+
+
+def doc_rankings(store: Any, names: Sequence[str]) -> dict[str, dict[str, dict[str, float]]]:
+    """Each run collapsed to documents (pooling.rankings), scored -rank so no tie is left."""
+    from pooling.rankings import rankings_sql, run_keys
+
+    out: dict[str, dict[str, dict[str, float]]] = {}
+    with store.read() as con:
+        for name, key in run_keys(store, list(names)).items():
+            run: dict[str, dict[str, float]] = {}
+            for q, d, rank in con.execute(
+                f"SELECT qid, doc_id, rank FROM ({rankings_sql('doc', [key])})"
+            ).fetchall():
+                run.setdefault(str(q), {})[str(d)] = -float(rank)
+            out[name] = run
+    return out
+
+
+def measure_demo(folder: Path, runs: Sequence[str], data: Path = DEMO_DATA) -> dict[str, Any]:
+    """Fill the doc-level depth-10 holes of `runs` in a fresh demo database; compare with our
+    hidden labels (agreement, recall of the relevant holes, each v2 run's nDCG@10 gain)."""
+    from judge.offline.agreement import binary, cohen_kappa
+
+    folder.mkdir(parents=True, exist_ok=True)
+    store = build_demo(folder, data)
+    filled = fill_holes(store, depth=10, runs=runs, level="doc")
+    offline = judge_labels(store, filled["labeller"])
+    visible = read_qrels(data / "qrels-doc.v1-pool.txt")
+    hidden = read_qrels(data / "qrels-doc.v2-only.txt")
+    pairs = [(hidden[q][d], g) for (q, d), (g, _) in sorted(offline.items())
+             if d in hidden.get(q, {})]
+    human, judged = [h for h, _ in pairs], [j for _, j in pairs]
+    rankings = doc_rankings(store, DEMO_RUNS)
+    qrels = {"judge": _merge(visible, {h: g for h, (g, _) in offline.items()}),
+             "hidden": _merge(visible, {(q, d): g for q, docs in hidden.items()
+                                        for d, g in docs.items()})}
+    gains = {f"{new} - {old}": {kind: ndcg10(qr, rankings[new]) - ndcg10(qr, rankings[old])
+                                for kind, qr in qrels.items()}
+             for old, new in (("dense-v1", "dense-v2"), ("bm25-v1", "bm25-v2"))}
+    return {
+        "runs": list(runs), "holes": filled["holes"], "compared": len(pairs),
+        "labeller": filled["labeller"], "calibration": filled["describe"].get("calibration"),
+        "rules": _rules(offline), "grades_offline": filled["grades"],
+        "exact": sum(h == j for h, j in pairs) / len(pairs) if pairs else float("nan"),
+        "kappa_4level": cohen_kappa(human, judged),
+        "kappa_binary": cohen_kappa(binary(human), binary(judged), 2),
+        "relevant_holes": sum(h >= 1 for h in human),
+        "relevant_found": sum(h >= 1 and j >= 1 for h, j in pairs),
+        "false_relevant": sum(h == 0 and j >= 1 for h, j in pairs),
+        "ndcg10_gain": gains,
+    }
+
+
+def print_demo(result: dict[str, Any]) -> None:
+    """One paragraph per filled set of holes."""
+    print(f"demo, holes of {' + '.join(result['runs'])}: {result['holes']} "
+          f"({result['compared']} with our hidden label); rules {result['rules']}")
+    print(f"  exact {result['exact']:.3f}, kappa 4-level {result['kappa_4level']:.3f}, "
+          f"binary (>=2) {result['kappa_binary']:.3f}; relevant holes (grade >= 1) found "
+          f"{result['relevant_found']}/{result['relevant_holes']}, non-relevant called relevant "
+          f"{result['false_relevant']}")
+    for pair, gain in result["ndcg10_gain"].items():
+        print(f"  nDCG@10 {pair}: {gain['judge']:+.3f} with the judge's labels, "
+              f"{gain['hidden']:+.3f} with ours")
 
 
 def speed_child(db: str, limit: int) -> None:
@@ -287,12 +389,20 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--speed", action="store_true", help="only the speed runs")
     parser.add_argument("--speed-child", metavar="DB", help=argparse.SUPPRESS)
     parser.add_argument("--limit", type=int, default=1000, help="holes in the speed runs")
+    parser.add_argument("--years", default="dl19",
+                        help="comma-separated TREC DL years for the quality protocol (dl19)")
+    parser.add_argument("--demo", action="store_true",
+                        help="also score the judge on the demo collection's hidden labels")
     args = parser.parse_args(argv)
     if args.speed_child:
         speed_child(args.speed_child, args.limit)
         return
+    years = [y.strip() for y in args.years.split(",") if y.strip()]
+    unknown = sorted(set(years) - set(YEARS))
+    if unknown:
+        parser.error(f"unknown year(s) {', '.join(unknown)}; known: {', '.join(YEARS)}")
     dl = trec_dl()
-    if dl is None:
+    if dl is None and not args.demo:
         print("skipped: ../shared/data/trec-dl is absent (set JUDGEPOOL_SHARED_DATA)")
         return
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -300,12 +410,22 @@ def main(argv: Sequence[str] | None = None) -> None:
     result: dict[str, Any] = {"machine": {"cpus": os.cpu_count(), "python": sys.version.split()[0],
                                           "load_average_1min": os.getloadavg()[0]}}
     with tempfile.TemporaryDirectory(prefix="judgepool-offline-bench-") as tmp:
-        if not args.speed:
-            os.environ["JUDGEPOOL_CACHE_DIR"] = str(Path(tmp) / "quality-cache")
-            (Path(tmp) / "quality").mkdir()
-            result["quality"] = measure(dl, Path(tmp) / "quality")
-            print_quality(result["quality"])
-        if not args.quality:
+        os.environ["JUDGEPOOL_CACHE_DIR"] = str(Path(tmp) / "quality-cache")
+        if not args.speed and dl is not None:
+            for year in years:
+                (Path(tmp) / year).mkdir()
+                measured = measure(dl, Path(tmp) / year, year)
+                print_quality(measured)
+                if year == "dl19":
+                    result["quality"] = measured
+                else:
+                    result.setdefault("quality_by_year", {})[year] = measured
+        if args.demo and not args.speed:
+            result["demo"] = [measure_demo(Path(tmp) / f"demo-{i}", runs) for i, runs in
+                              enumerate((["dense-v2"], ["dense-v2", "bm25-v2"]))]
+            for measured in result["demo"]:
+                print_demo(measured)
+        if not args.quality and dl is not None:
             (Path(tmp) / "speed").mkdir()
             result["speed"] = speed(dl, Path(tmp) / "speed", args.limit)
             for label, run in result["speed"].items():
@@ -316,7 +436,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     RESULTS.mkdir(exist_ok=True)
     target = RESULTS / "offline_judge.json"
     previous = json.loads(target.read_text()) if target.exists() else {}
-    target.write_text(json.dumps({**previous, **result}, indent=2, sort_keys=True) + "\n")
+    merged = {**previous, **result,  # a partial run keeps the other parts' targets
+              "targets": {**previous.get("targets", {}), **result["targets"]}}
+    target.write_text(json.dumps(merged, indent=2, sort_keys=True) + "\n")
     print(f"wrote {target.relative_to(REPO)}")
     missed = [name for name, met in result["targets"].items() if not met]
     if missed:

@@ -29,9 +29,9 @@ def test_demo_tells_the_story_end_to_end(cli: Cli, tmp_path: Path) -> None:
     assert "-> refused (exit code 3)" in out
     # The holes are filled with the very command the refusal printed (MODEL = offline) ...
     command = "judge --depth 10 --level doc --run dense-v2 --model offline"
-    assert (
-        f"fill the holes with: judgepool --db {db} {command.replace(' offline', ' MODEL')}" in out
-    )
+    model_left_open = command.replace(" offline", " MODEL")
+    assert f"fill the holes with: judgepool --db demo.duckdb {model_left_open}" in out  # cwd
+    assert f"$ judgepool --db demo.duckdb {command} --no-progress" in out
     assert re.search(r"^dense-v2\s+0\.831\s+1\.000\s+0$", out, flags=re.M)
     # ... and the comparison then passes the gate, with intervals and the Holm verdict.
     assert re.search(r"^dense-v2\s+nDCG@10\s+72\s+[+-]\d\.\d{3}\s+\[", out, flags=re.M)

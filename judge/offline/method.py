@@ -26,6 +26,20 @@ runs that resemble the judge's own embedding model. Query similarity earns its p
 hole has no near labelled passage, which matters most when queries have few labels. The 0.4
 cut-off is the middle of the plateau (0.35-0.45) where run-order fidelity held on all three
 DL years; at 0.5 and above it degrades, below 0.35 agreement drops slightly.
+
+Why rule 3 uses the raw cos(q, d) although its scale differs from query to query (the
+informal "ticket" questions of the demo collection score low against every passage): a rule
+on cos(q, d) minus the mean (or best, or grade-weighted mean) similarity of the query's
+relevant labelled passages found 5-7 of the demo's 10-14 relevant doc-level holes where this
+rule finds none (percentile or z-score among all its labelled passages: 1-2), but it was
+slightly worse on TREC DL with depth-10 labels and clearly worse once labels are scarce
+(BM25 depth-3 labels: tau 0.73 -> 0.47-0.60 on DL19, 0.87 -> 0.47 on DL20, where the mean
+version also out-scored the neighbour rule and so switched it off). Shrinking the per-query
+level towards the collection's lost the demo gain; choosing the amount of normalisation by
+leave-one-out kappa picked values that did not carry over to the holes. On the demo the
+judge embeds with the very model that produced the dense runs, so query similarity cannot tell
+apart the documents those runs rank highly. Max-over-chunks document similarity at the doc
+level was no clear gain either (figures: bench/bench_offline_judge.py --demo, this method).
 """
 
 from __future__ import annotations

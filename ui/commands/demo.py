@@ -80,10 +80,10 @@ class _Demo:
         """Run `judgepool --db DB ARGS` as a user would; return the error it ended with."""
         from ui.cli import cli, report_error
 
-        argv = ["--db", str(self.db), *(str(a) for a in args)]
+        words = [_shown(a) if isinstance(a, Path) else a for a in args]
+        argv = ["--db", _shown(self.db), *words]
         if show:
-            shown = [_shown(a) if isinstance(a, Path) else a for a in args]
-            click.secho(f"$ judgepool --db {_shown(self.db)} {shlex.join(shown)}", fg="cyan")
+            click.secho(f"$ judgepool {shlex.join(argv)}", fg="cyan")
         try:
             cli.main(args=argv, prog_name="judgepool", standalone_mode=False)
         except JudgepoolError as err:
@@ -205,7 +205,7 @@ def demo(
         "labelled; counting them as non-relevant would bias the comparison"
     )
 
-    show.header(f"Fill the holes with the judge the refusal names (--model {model})")
+    show.header(f"Fill the holes: the refusal's own command, with --model {model}")
     _fail_on(show.run(*_judge_args(db, model, progress)))
 
     show.header("Compare again: paired differences with 95% intervals and the Holm verdict")

@@ -256,7 +256,7 @@ def judge(
     the_judge = make_judge(chosen, **options)
     note(
         f"judge: {the_judge.labeller}; {len(plan.holes)} holes at depth {depth} ({level} level, "
-        f"{len(before.runs)} runs)"
+        f"{len(before.runs)} run{'' if len(before.runs) == 1 else 's'})"
     )
     with JudgeCache() as cache:
         if dry_run:
