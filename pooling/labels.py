@@ -164,6 +164,18 @@ def labelled_queries_sql(level: str, judge: str | None = None) -> str:
     return f"SELECT DISTINCT qid FROM judgments WHERE {_qualifying(level, judge)}"
 
 
+def label_levels(store: Store) -> list[str]:
+    """The levels that have at least one ok label, in LEVELS order."""
+    with store.read() as con:
+        found = {
+            str(r[0])
+            for r in con.execute(
+                "SELECT DISTINCT level FROM judgments WHERE status = 'ok'"
+            ).fetchall()
+        }
+    return [level for level in LEVELS if level in found]
+
+
 def labellers(store: Store, level: str | None = None) -> list[tuple[str, str, int]]:
     """(source, labeller, number of labels) for every labeller, most labels first."""
     where = "" if level is None else f"WHERE level = {quote(check_level(level))}"

@@ -92,3 +92,29 @@ def test_no_database_is_a_notice_not_a_traceback(tmp_path: Path) -> None:
     at = open_page("runs")
     assert not at.exception
     assert any("No database at" in plain(w) for w in texts_of(at, "warning"))
+
+
+def test_a_database_labelled_per_document_opens_at_the_doc_level(
+    tmp_path: Path, write: Callable[[str, str | bytes], Path]
+) -> None:
+    """The re-chunking case (only doc-level labels): the level switch starts on doc."""
+    import json
+
+    from pooling.ingest_labels import ingest_qrels
+    from pooling.ingest_runs import ingest_run
+    from pooling.ingest_texts import ingest_docs
+
+    store = Store()
+    chunks = [("c1", "D1"), ("c2", "D2")]
+    ingest_docs(
+        store,
+        write(
+            "c.jsonl",
+            "".join(json.dumps({"doc_id": c, "text": c, "parent_id": p}) + "\n" for c, p in chunks),
+        ),
+    )
+    ingest_run(store, write("r.trec", "q Q0 c1 1 2 r\nq Q0 c2 2 1 r\n"))
+    ingest_qrels(store, write("d.qrels", "q 0 D1 3\nq 0 D2 0\n"), level="doc")
+    app = open_page("runs")
+    assert not app.exception
+    assert app.radio(key="level").value == "doc"

@@ -68,6 +68,14 @@ def run_names(db: str, version: Version) -> list[str]:
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
+def label_levels(db: str, version: Version) -> list[str]:
+    """The levels that have labels (chunk, doc)."""
+    from pooling.labels import label_levels as levels
+
+    return levels(Store(db))
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
 def judge_labellers(db: str, version: Version, level: str) -> list[str]:
     """The judges (source llm) that labelled at `level`, most labels first."""
     from pooling.labels import labellers

@@ -64,9 +64,16 @@ def sidebar() -> View:
     bar = st.sidebar
     bar.caption("database")
     bar.code(db, language=None, wrap_lines=True)
-    level = bar.radio("Level", ("chunk", "doc"), key="level", horizontal=True)
-    judges: list[str] = []
     version = safe_version(db, quiet=True)
+    # Open on the level that has labels: a database labelled only per document (re-chunking)
+    # would show nothing at the chunk level.
+    try:
+        levels = data.label_levels(db, version) if version is not None else []
+    except JudgepoolError:
+        levels = []
+    first = 1 if levels == ["doc"] else 0
+    level = bar.radio("Level", ("chunk", "doc"), index=first, key="level", horizontal=True)
+    judges: list[str] = []
     if version is not None:
         try:
             judges = data.judge_labellers(db, version, str(level))
