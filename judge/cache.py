@@ -58,21 +58,29 @@ def usable_entry(entry: dict[str, Any]) -> bool:
     )
 
 
+def open_disk_cache(
+    directory: str | os.PathLike[str] | None, subfolder: str, what: str
+) -> tuple[Path, Any]:
+    """A diskcache.Cache in `directory` (default: the cache root / `subfolder`), created if
+    needed; an unusable folder is a JudgeError that says which variable to set."""
+    import diskcache
+
+    folder = Path(directory) if directory is not None else cache_root() / subfolder
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        return folder, diskcache.Cache(str(folder))
+    except OSError as err:
+        raise JudgeError(
+            f"cannot open the {what} at {folder}: {err}",
+            f"point {ENV_CACHE_DIR} at a writable folder",
+        ) from err
+
+
 class JudgeCache:
     """Answers by cache key, on disk; open it once per run and close it at the end."""
 
     def __init__(self, directory: str | os.PathLike[str] | None = None) -> None:
-        import diskcache
-
-        self.directory = Path(directory) if directory is not None else cache_root() / "judge"
-        try:
-            self.directory.mkdir(parents=True, exist_ok=True)
-            self._cache = diskcache.Cache(str(self.directory))
-        except OSError as err:
-            raise JudgeError(
-                f"cannot open the judge cache at {self.directory}: {err}",
-                f"point {ENV_CACHE_DIR} at a writable folder",
-            ) from err
+        self.directory, self._cache = open_disk_cache(directory, "judge", "judge cache")
 
     def get(self, key: str) -> dict[str, Any] | None:
         """The stored entry for `key`, or None."""

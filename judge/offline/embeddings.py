@@ -13,14 +13,12 @@ import os
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
 import numpy.typing as npt
 
-from judge.cache import ENV_CACHE_DIR, cache_root
-from pooling.errors import JudgeError
+from judge.cache import open_disk_cache
 from pooling.text import content_hash, normalise
 
 KEY_VERSION = "emb1"
@@ -53,19 +51,9 @@ class EmbeddingCache:
     """Vectors by (model key, text content) on disk; also memoises model file digests."""
 
     def __init__(self, directory: str | os.PathLike[str] | None = None) -> None:
-        import diskcache
-
-        self.directory = (
-            Path(directory) if directory is not None else cache_root() / "offline-embeddings"
+        self.directory, self._cache = open_disk_cache(
+            directory, "offline-embeddings", "embedding cache"
         )
-        try:
-            self.directory.mkdir(parents=True, exist_ok=True)
-            self._cache = diskcache.Cache(str(self.directory))
-        except OSError as err:
-            raise JudgeError(
-                f"cannot open the embedding cache at {self.directory}: {err}",
-                f"point {ENV_CACHE_DIR} at a writable folder",
-            ) from err
 
     def get(self, key: str, default: Any = None) -> Any:
         """Any stored value (the model-file digest memo uses this)."""
