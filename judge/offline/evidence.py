@@ -22,6 +22,7 @@ from judge.requests import CHUNK_GAP, DEFAULT_MAX_CHUNKS
 from pooling.labels import check_level, quote
 from pooling.passages import retrieved_chunks
 from pooling.rankings import run_keys
+from pooling.sql import registered
 from pooling.store import Store
 
 #: Labellers with this prefix are offline judges: their labels are never used as evidence.
@@ -62,25 +63,21 @@ def labelled_texts(
     level = check_level(level)
     wanted = pa.table({"qid": pa.array(sorted(set(qids)), pa.string())})
     texts: dict[tuple[str, str], str] = {}
-    with store.read() as con:
-        con.register("_offline_qids", wanted)
-        try:
-            if level == "chunk":
-                rows = con.execute(
-                    f"""SELECT e.qid, e.doc_id, e.grade, e.source, t.text
-                        FROM ({_evidence_labels_sql(level)}) e
-                        JOIN (SELECT doc_id, any_value(text) AS text FROM docs
-                              WHERE text IS NOT NULL GROUP BY doc_id) t ON t.doc_id = e.doc_id
-                        ORDER BY e.qid, e.doc_id"""
-                ).fetchall()
-                texts = {(str(q), str(d)): str(t) for q, d, _, _, t in rows}
-            else:
-                rows = con.execute(
-                    f"SELECT qid, doc_id, grade, source, NULL FROM ({_evidence_labels_sql(level)}) "
-                    "ORDER BY qid, doc_id"
-                ).fetchall()
-        finally:
-            con.unregister("_offline_qids")
+    with store.read() as con, registered(con, "_offline_qids", wanted):
+        if level == "chunk":
+            rows = con.execute(
+                f"""SELECT e.qid, e.doc_id, e.grade, e.source, t.text
+                    FROM ({_evidence_labels_sql(level)}) e
+                    JOIN (SELECT doc_id, any_value(text) AS text FROM docs
+                          WHERE text IS NOT NULL GROUP BY doc_id) t ON t.doc_id = e.doc_id
+                    ORDER BY e.qid, e.doc_id"""
+            ).fetchall()
+            texts = {(str(q), str(d)): str(t) for q, d, _, _, t in rows}
+        else:
+            rows = con.execute(
+                f"SELECT qid, doc_id, grade, source, NULL FROM ({_evidence_labels_sql(level)}) "
+                "ORDER BY qid, doc_id"
+            ).fetchall()
     labels = [(str(q), str(d), int(g), str(s)) for q, d, g, s, _ in rows]
     if level == "doc":
         texts = _document_texts(store, [(q, d) for q, d, _, _ in labels], max_chunks)
@@ -119,21 +116,17 @@ def _own_chunks(store: Store, documents: Sequence[str], max_chunks: int) -> dict
     import pyarrow as pa
 
     wanted = pa.table({"doc_id": pa.array(list(documents), pa.string())})
-    with store.read() as con:
-        con.register("_offline_documents", wanted)
-        try:
-            rows = con.execute(
-                f"""SELECT document, text FROM (
-                        SELECT coalesce(d.parent_id, d.doc_id) AS document, d.text,
-                               row_number() OVER (PARTITION BY coalesce(d.parent_id, d.doc_id)
-                                                  ORDER BY d.doc_id) AS n
-                        FROM docs d JOIN _offline_documents w
-                          ON w.doc_id = coalesce(d.parent_id, d.doc_id)
-                        WHERE d.text IS NOT NULL AND trim(d.text) <> ''
-                    ) WHERE n <= {int(max_chunks)} ORDER BY document, n"""
-            ).fetchall()
-        finally:
-            con.unregister("_offline_documents")
+    with store.read() as con, registered(con, "_offline_documents", wanted):
+        rows = con.execute(
+            f"""SELECT document, text FROM (
+                    SELECT coalesce(d.parent_id, d.doc_id) AS document, d.text,
+                           row_number() OVER (PARTITION BY coalesce(d.parent_id, d.doc_id)
+                                              ORDER BY d.doc_id) AS n
+                    FROM docs d JOIN _offline_documents w
+                      ON w.doc_id = coalesce(d.parent_id, d.doc_id)
+                    WHERE d.text IS NOT NULL AND trim(d.text) <> ''
+                ) WHERE n <= {int(max_chunks)} ORDER BY document, n"""
+        ).fetchall()
     found: dict[str, list[str]] = {}
     for document, text in rows:
         found.setdefault(str(document), []).append(str(text))
