@@ -72,11 +72,21 @@ def check_depth(depth: int) -> int:
 
 
 def _pool_ctes(
-    level: str, keys: Sequence[int], depth: int, judge: str | None, all_queries: bool
-) -> str:
+    store: Store,
+    depth: int,
+    runs: Sequence[str] | None,
+    level: str,
+    judge: str | None,
+    all_queries: bool,
+) -> tuple[dict[str, int], str]:
+    """Check the options; return the chosen runs (name -> run_key) and the pool's CTEs
+    (`ranked`, `scope`, `candidates`, `lab`, `top`) that every pool query starts from."""
+    check_depth(depth)
+    level = check_level(level)
+    keys = run_keys(store, runs)
     extra = "UNION SELECT DISTINCT qid FROM ranked" if all_queries else ""
-    return f"""
-        WITH ranked AS ({rankings_sql(level, keys, depth)}),
+    return keys, f"""
+        WITH ranked AS ({rankings_sql(level, list(keys.values()), depth)}),
         scope AS ({labelled_queries_sql(level, judge)} {extra}),
         candidates AS (SELECT DISTINCT qid, doc_id FROM ranked),
         lab AS ({labelled_pairs_sql(level, judge, among="candidates")}),
@@ -95,11 +105,9 @@ def pool_summary(
     all_queries: bool = False,
 ) -> PoolSummary:
     """Per run: queries, judged@depth and holes; for the pool: pairs and holes."""
-    check_depth(depth)
     level = check_level(level)
-    keys = run_keys(store, runs)
+    keys, ctes = _pool_ctes(store, depth, runs, level, judge, all_queries)
     names = {v: k for k, v in keys.items()}
-    ctes = _pool_ctes(level, list(keys.values()), depth, judge, all_queries)
     with store.read() as con:
         per_run = con.execute(
             ctes
@@ -170,10 +178,8 @@ def holes_table(
 ) -> pa.Table:
     """The holes as an Arrow table (qid, doc_id, best_rank, runs, has_text, has_query_text),
     ordered by qid, best rank, doc id: the columnar form, for listing many holes quickly."""
-    check_depth(depth)
     level = check_level(level)
-    keys = run_keys(store, runs)
-    ctes = _pool_ctes(level, list(keys.values()), depth, judge, all_queries)
+    _, ctes = _pool_ctes(store, depth, runs, level, judge, all_queries)
     with store.read() as con:
         return con.sql(
             ctes
