@@ -84,8 +84,8 @@ def render_times() -> dict[str, dict[str, float]]:
 
 def two_processes(db: Path, seconds: float) -> dict[str, Any]:
     """Reads by this process while a real `judgepool judge` process writes labels."""
+    from judgepool.ui.dashboard.data import db_version
     from tests.fake_openai import FakeOpenAI
-    from ui.dashboard.data import db_version
 
     at = app("runs")
     at.run()
@@ -99,7 +99,7 @@ def two_processes(db: Path, seconds: float) -> dict[str, Any]:
             [
                 sys.executable,
                 "-m",
-                "ui.cli",
+                "judgepool.ui.cli",
                 "judge",
                 "--model",
                 "openai/fake-model",

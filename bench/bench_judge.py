@@ -63,9 +63,9 @@ def server_stats(port: int) -> dict[str, Any]:
 
 def build_collection(folder: Path, queries: int, per_query: int) -> Path:
     """N queries x `per_query` distinct passages, one run ranking them; returns the db path."""
-    from pooling.ingest_runs import ingest_run
-    from pooling.ingest_texts import ingest_docs, ingest_queries
-    from pooling.store import Store
+    from judgepool.pooling.ingest_runs import ingest_run
+    from judgepool.pooling.ingest_texts import ingest_docs, ingest_queries
+    from judgepool.pooling.store import Store
 
     topics = folder / "topics.tsv"
     topics.write_text("".join(f"q{q}\tsynthetic question number {q}\n" for q in range(queries)))
@@ -90,7 +90,7 @@ def build_collection(folder: Path, queries: int, per_query: int) -> Path:
 
 def label_counts(db: Path) -> tuple[int, int, int]:
     """(pairs with exactly one ok label, pairs with none, pairs with more than one)."""
-    from pooling.store import Store
+    from judgepool.pooling.store import Store
 
     with Store(db).read() as con:
         holes = con.execute("SELECT count(*) FROM run_rows").fetchone()
@@ -109,11 +109,11 @@ def label_counts(db: Path) -> tuple[int, int, int]:
 
 def run_judge(db: Path, port: int, concurrency: int) -> tuple[Any, float, float]:
     """Plan and label every hole; returns (stats, planning seconds, labelling seconds)."""
-    from judge.backfill import backfill, plan_holes
-    from judge.cache import JudgeCache
-    from judge.llm import LLMJudge, LLMSettings
-    from judge.loop import LoopOptions
-    from pooling.store import Store
+    from judgepool.judge.backfill import backfill, plan_holes
+    from judgepool.judge.cache import JudgeCache
+    from judgepool.judge.llm import LLMJudge, LLMSettings
+    from judgepool.judge.loop import LoopOptions
+    from judgepool.pooling.store import Store
 
     store = Store(db)
     judge = LLMJudge(LLMSettings("openai/bench-model", api_base=f"http://127.0.0.1:{port}/v1"))
@@ -139,7 +139,7 @@ def main() -> None:
     work = Path(tempfile.mkdtemp(prefix="judgepool-bench-"))
     os.environ["JUDGEPOOL_CACHE_DIR"] = str(work / "cache")
     template = build_collection(work, args.holes // 10, 10)
-    from judge.llm import load_litellm
+    from judgepool.judge.llm import load_litellm
 
     load_litellm()  # import cost (~3 s) is not labelling time
     server, port = start_server(args.latency, rpm)

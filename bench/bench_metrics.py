@@ -56,9 +56,9 @@ def ensure_data() -> list[Path]:
 
 def ensure_db(runs: list[Path], fresh: bool) -> None:
     """Ingest the runs and qrels through the real ingest (skipped when the database is there)."""
-    from pooling.ingest_labels import ingest_qrels
-    from pooling.ingest_runs import ingest_run
-    from pooling.store import Store
+    from judgepool.pooling.ingest_labels import ingest_qrels
+    from judgepool.pooling.ingest_runs import ingest_run
+    from judgepool.pooling.store import Store
 
     if DB.exists() and not fresh:
         with Store(DB).read() as con:
@@ -105,9 +105,9 @@ def read_dicts(
 
 def ours_evaluation(store: Any) -> Any:
     """What the reference tools compute: per-query values and means of the measures."""
-    from metrics.compute import defined, per_query
-    from metrics.load import load
-    from metrics.measures import default_measures
+    from judgepool.metrics.compute import defined, per_query
+    from judgepool.metrics.load import load
+    from judgepool.metrics.measures import default_measures
 
     data = load(store)
     measures = default_measures()
@@ -158,10 +158,10 @@ def main() -> None:
     warnings.simplefilter("ignore")  # numba's type-safety chatter from ranx
     runs = ensure_data()
     ensure_db(runs, fresh="--fresh" in sys.argv)
-    from metrics.compare import paired_deltas
-    from metrics.evaluate import bootstrap_all, evaluate_data
-    from metrics.measures import default_measures
-    from pooling.store import Store
+    from judgepool.metrics.compare import paired_deltas
+    from judgepool.metrics.evaluate import bootstrap_all, evaluate_data
+    from judgepool.metrics.measures import default_measures
+    from judgepool.pooling.store import Store
 
     store = Store(DB)
     load_at_start = os.getloadavg()[0]

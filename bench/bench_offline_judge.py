@@ -88,11 +88,11 @@ def build_store(dl: Path, folder: Path, year: str = "dl19", visible_run: str = "
                 visible_depth: int = 10) -> Any:
     """A database with one year's texts and runs, and only the labels inside `visible_run`'s
     top `visible_depth` (the rest hidden). Returns the Store."""
-    from pooling.ingest_labels import ingest_qrels
-    from pooling.ingest_runs import ingest_run
-    from pooling.ingest_texts import ingest_docs, ingest_queries
-    from pooling.rankings import rankings_sql, run_keys
-    from pooling.store import Store
+    from judgepool.pooling.ingest_labels import ingest_qrels
+    from judgepool.pooling.ingest_runs import ingest_run
+    from judgepool.pooling.ingest_texts import ingest_docs, ingest_queries
+    from judgepool.pooling.rankings import rankings_sql, run_keys
+    from judgepool.pooling.store import Store
 
     topics, passages = YEARS[year]
     store = Store(folder / f"{year}.duckdb")
@@ -121,11 +121,11 @@ def fill_holes(store: Any, depth: int = 10, limit: int | None = None,
     """Label the holes of the depth-`depth` pool of `runs` (every run when empty; the first
     `limit` holes only, when given) with the real loop; returns the loop's stats and the judge's
     description."""
-    from judge.backfill import Plan, backfill, plan_holes
-    from judge.cache import JudgeCache
-    from judge.loop import LoopOptions
-    from judge.registry import make_judge
-    from judge.requests import build_requests
+    from judgepool.judge.backfill import Plan, backfill, plan_holes
+    from judgepool.judge.cache import JudgeCache
+    from judgepool.judge.loop import LoopOptions
+    from judgepool.judge.registry import make_judge
+    from judgepool.judge.requests import build_requests
 
     plan = plan_holes(store, depth=depth, runs=runs, level=level)
     if limit is not None:
@@ -192,7 +192,7 @@ def measure(dl: Path, folder: Path, year: str = "dl19") -> dict[str, Any]:
     """The quality protocol of the module docstring (on `year`); returns every figure."""
     from scipy.stats import kendalltau
 
-    from judge.offline.agreement import binary, cohen_kappa
+    from judgepool.judge.offline.agreement import binary, cohen_kappa
 
     store = build_store(dl, folder, year)
     started = time.perf_counter()
@@ -268,7 +268,7 @@ def speed_child(db: str, limit: int) -> None:
     """Timed in a fresh process: label the first `limit` holes at depth 20 (prints JSON)."""
     started = time.perf_counter()
     preloaded = "torch" in sys.modules
-    from pooling.store import Store
+    from judgepool.pooling.store import Store
 
     filled = fill_holes(Store(db), depth=20, limit=limit)
     print(json.dumps({"seconds": time.perf_counter() - started,

@@ -70,8 +70,8 @@ def main() -> None:
     ref_s, ref_mib = timed_child([sys.executable, "-c", reference, *map(str, runs)], env)
 
     os.environ["JUDGEPOOL_DB"] = str(db)
-    from pooling.pool import holes_table, list_holes
-    from pooling.store import Store
+    from judgepool.pooling.pool import holes_table, list_holes
+    from judgepool.pooling.store import Store
 
     store = Store(db)
 

@@ -29,10 +29,10 @@ DEMO_RUNS = ("bm25-v1", "dense-v1", "bm25-v2", "dense-v2")
 
 def build_demo(folder: Path, data: Path = DEMO_DATA) -> Any:
     """The demo database as `judgepool demo` builds it: only the v1 pool's doc-level labels."""
-    from pooling.ingest_labels import ingest_qrels
-    from pooling.ingest_runs import ingest_run
-    from pooling.ingest_texts import ingest_docs, ingest_queries
-    from pooling.store import Store
+    from judgepool.pooling.ingest_labels import ingest_qrels
+    from judgepool.pooling.ingest_runs import ingest_run
+    from judgepool.pooling.ingest_texts import ingest_docs, ingest_queries
+    from judgepool.pooling.store import Store
 
     store = Store(folder / "demo.duckdb")
     ingest_queries(store, data / "topics.tsv")
@@ -47,7 +47,7 @@ def build_demo(folder: Path, data: Path = DEMO_DATA) -> Any:
 
 def doc_rankings(store: Any, names: Sequence[str]) -> dict[str, dict[str, dict[str, float]]]:
     """Each run collapsed to documents (pooling.rankings), scored -rank so no tie is left."""
-    from pooling.rankings import rankings_sql, run_keys
+    from judgepool.pooling.rankings import rankings_sql, run_keys
 
     out: dict[str, dict[str, dict[str, float]]] = {}
     with store.read() as con:
@@ -64,7 +64,7 @@ def doc_rankings(store: Any, names: Sequence[str]) -> dict[str, dict[str, dict[s
 def measure_demo(folder: Path, runs: Sequence[str], data: Path = DEMO_DATA) -> dict[str, Any]:
     """Fill the doc-level depth-10 holes of `runs` in a fresh demo database; compare with our
     hidden labels (agreement, recall of the relevant holes, each v2 run's nDCG@10 gain)."""
-    from judge.offline.agreement import binary, cohen_kappa
+    from judgepool.judge.offline.agreement import binary, cohen_kappa
 
     folder.mkdir(parents=True, exist_ok=True)
     store = build_demo(folder, data)

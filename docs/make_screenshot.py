@@ -30,7 +30,7 @@ QUERY = "1037798"  # "who is robert gray": TAS-B's top 10 has judge-labelled doc
 
 
 def build(db: Path, judge: bool) -> None:
-    judgepool = [sys.executable, "-m", "ui.cli", "--db", str(db)]
+    judgepool = [sys.executable, "-m", "judgepool.ui.cli", "--db", str(db)]
     steps = [
         ["ingest", "queries", str(DL / "topics" / "topics.dl19-passage.txt")],
         ["ingest", "docs", str(DL / "passages" / "msmarco-v1-passages.dl19-dl20-runs.jsonl")],

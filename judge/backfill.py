@@ -12,12 +12,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from judge.base import Estimate, Judge
-from judge.cache import JudgeCache, usable_entry
-from judge.loop import LabellingLoop, LoopOptions, LoopStats, ProgressSink
-from judge.requests import DEFAULT_MAX_CHUNKS, DEFAULT_PASSAGE_TOKENS, Built, build_requests
-from pooling.pool import Hole, list_holes
-from pooling.store import Store
+from judgepool.judge.base import Estimate, Judge
+from judgepool.judge.cache import JudgeCache, usable_entry
+from judgepool.judge.loop import LabellingLoop, LoopOptions, LoopStats, ProgressSink
+from judgepool.judge.requests import (
+    DEFAULT_MAX_CHUNKS,
+    DEFAULT_PASSAGE_TOKENS,
+    Built,
+    build_requests,
+)
+from judgepool.pooling.pool import Hole, list_holes
+from judgepool.pooling.store import Store
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from pooling.store import Store
+    from judgepool.pooling.store import Store
 
 
 @dataclass(frozen=True)

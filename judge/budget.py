@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from pooling.errors import UsageError
+from judgepool.pooling.errors import UsageError
 
 
 @dataclass

@@ -20,7 +20,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from pooling.errors import JudgeError
+from judgepool.pooling.errors import JudgeError
 
 ENV_CACHE_DIR = "JUDGEPOOL_CACHE_DIR"
 #: Bump when the layout of keys or values changes: old entries are then simply not found.

@@ -26,17 +26,23 @@ from importlib.metadata import version
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
-from judge.base import Estimate, JudgeAnswer, JudgeRequest, RequestRejected, TransientJudgeFailure
-from judge.cache import content_key
-from judge.parse import PARSER_VERSION, parse_grade
-from judge.prompt import DEFAULT_TEMPLATE, Template, load_template
-from judge.redact import host_of, redact
-from judge.tokens import count_tokens
-from pooling.errors import JudgeError, UsageError
-from pooling.text import normalise
+from judgepool.judge.base import (
+    Estimate,
+    JudgeAnswer,
+    JudgeRequest,
+    RequestRejected,
+    TransientJudgeFailure,
+)
+from judgepool.judge.cache import content_key
+from judgepool.judge.parse import PARSER_VERSION, parse_grade
+from judgepool.judge.prompt import DEFAULT_TEMPLATE, Template, load_template
+from judgepool.judge.redact import host_of, redact
+from judgepool.judge.tokens import count_tokens
+from judgepool.pooling.errors import JudgeError, UsageError
+from judgepool.pooling.text import normalise
 
 if TYPE_CHECKING:
-    from pooling.store import Store
+    from judgepool.pooling.store import Store
 
 #: Output tokens a typical answer takes (the fixed line); used for dry-run estimates only.
 TYPICAL_OUTPUT_TOKENS = 8

@@ -24,21 +24,21 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from judge.base import (
+from judgepool.judge.base import (
     Judge,
     JudgeAnswer,
     JudgeRequest,
     RequestRejected,
     TransientJudgeFailure,
 )
-from judge.budget import Budget, Reservation
-from judge.cache import JudgeCache, usable_entry
-from judge.provenance import LabelMaker, now_iso
-from judge.requests import Skipped
-from judge.throttle import Throttle, backoff_delay
-from judge.writer import LabelWriter
-from pooling.errors import JudgeError
-from pooling.store import Store
+from judgepool.judge.budget import Budget, Reservation
+from judgepool.judge.cache import JudgeCache, usable_entry
+from judgepool.judge.provenance import LabelMaker, now_iso
+from judgepool.judge.requests import Skipped
+from judgepool.judge.throttle import Throttle, backoff_delay
+from judgepool.judge.writer import LabelWriter
+from judgepool.pooling.errors import JudgeError
+from judgepool.pooling.store import Store
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from judge.loop import LoopStats
+    from judgepool.judge.loop import LoopStats
 
 
 def cost_text(cost: float, unpriced_calls: int) -> str:

@@ -18,8 +18,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from pooling.errors import UsageError
-from pooling.text import normalise
+from judgepool.pooling.errors import UsageError
+from judgepool.pooling.text import normalise
 
 DEFAULT_TEMPLATE = "relevance-v1"
 

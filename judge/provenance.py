@@ -15,11 +15,11 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from judge.base import JudgeAnswer, JudgeRequest
-from judge.redact import redact
-from judge.requests import Skipped
-from pooling.labels import Judgment, quote
-from pooling.store import Store
+from judgepool.judge.base import JudgeAnswer, JudgeRequest
+from judgepool.judge.redact import redact
+from judgepool.judge.requests import Skipped
+from judgepool.pooling.labels import Judgment, quote
+from judgepool.pooling.store import Store
 
 
 def now_iso() -> str:

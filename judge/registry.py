@@ -16,8 +16,8 @@ import importlib
 import os
 from typing import Any
 
-from judge.base import Judge
-from pooling.errors import JudgeError, UsageError
+from judgepool.judge.base import Judge
+from judgepool.pooling.errors import JudgeError, UsageError
 
 OFFLINE = "offline"
 
@@ -76,7 +76,7 @@ def make_judge(model: str, **options: Any) -> Judge:
     if is_offline(model):
         hint = "install it with: pip install 'judgepool[offline]'"
         try:
-            offline = importlib.import_module("judge.offline")
+            offline = importlib.import_module("judgepool.judge.offline")
         except ImportError as err:
             raise JudgeError(f"the offline judge is not available: {err}", hint) from err
         factory = getattr(offline, "make_offline_judge", None)
@@ -84,6 +84,6 @@ def make_judge(model: str, **options: Any) -> Judge:
             raise JudgeError("the offline judge is not available in this install", hint)
         judge: Judge = factory(model, **options)
         return judge
-    from judge.llm import LLMJudge, LLMSettings
+    from judgepool.judge.llm import LLMJudge, LLMSettings
 
     return LLMJudge(LLMSettings(model=model, **options))

@@ -15,14 +15,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from judge.base import JudgeRequest, ShownSpan
-from judge.tokens import count_tokens, cut_to_tokens
-from pooling.errors import UsageError
-from pooling.labels import check_level
-from pooling.passages import doc_texts, query_texts, retrieved_chunks
-from pooling.pool import Hole
-from pooling.rankings import run_keys
-from pooling.store import Store
+from judgepool.judge.base import JudgeRequest, ShownSpan
+from judgepool.judge.tokens import count_tokens, cut_to_tokens
+from judgepool.pooling.errors import UsageError
+from judgepool.pooling.labels import check_level
+from judgepool.pooling.passages import doc_texts, query_texts, retrieved_chunks
+from judgepool.pooling.pool import Hole
+from judgepool.pooling.rankings import run_keys
+from judgepool.pooling.store import Store
 
 DEFAULT_PASSAGE_TOKENS = 1024
 DEFAULT_MAX_CHUNKS = 3

@@ -16,7 +16,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pooling.errors import JudgeError
+from judgepool.pooling.errors import JudgeError
 
 if TYPE_CHECKING:
     import tiktoken

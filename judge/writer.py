@@ -16,8 +16,8 @@ import concurrent.futures
 import contextlib
 from collections.abc import Sequence
 
-from pooling.labels import Judgment, write_judgments
-from pooling.store import Store
+from judgepool.pooling.labels import Judgment, write_judgments
+from judgepool.pooling.store import Store
 
 
 class LabelWriter:

@@ -26,8 +26,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from pooling.labels import check_level, quote
-from pooling.store import Store
+from judgepool.pooling.labels import check_level, quote
+from judgepool.pooling.store import Store
 
 GRADES: tuple[int, ...] = (0, 1, 2, 3)
 RELEVANT = 2

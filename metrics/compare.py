@@ -20,17 +20,24 @@ from typing import Any
 
 import numpy as np
 
-from metrics.bootstrap import (
+from judgepool.metrics.bootstrap import (
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,
     holm,
     percentile_interval,
     sign_flip_pvalues,
 )
-from metrics.evaluate import Evaluation, Interval, evaluate, mask_groups
-from metrics.gate import DEFAULT_GATE, RefusedRun, check_gate, fill_command, refusal, under_gate
-from pooling.errors import GateRefusedError, UsageError
-from pooling.store import Store
+from judgepool.metrics.evaluate import Evaluation, Interval, evaluate, mask_groups
+from judgepool.metrics.gate import (
+    DEFAULT_GATE,
+    RefusedRun,
+    check_gate,
+    fill_command,
+    refusal,
+    under_gate,
+)
+from judgepool.pooling.errors import GateRefusedError, UsageError
+from judgepool.pooling.store import Store
 
 ALPHA = 0.05
 
@@ -78,7 +85,7 @@ class Comparison:
 
     def to_json(self) -> dict[str, Any]:
         """The report as one JSON-ready object (see metrics.report)."""
-        from metrics.report import comparison_json
+        from judgepool.metrics.report import comparison_json
 
         return comparison_json(self)
 

@@ -21,8 +21,8 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
-from metrics.load import Labels, TopK
-from metrics.measures import Measure
+from judgepool.metrics.load import Labels, TopK
+from judgepool.metrics.measures import Measure
 
 Values = NDArray[np.float64]
 

@@ -22,12 +22,17 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from metrics.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, bootstrap_means, percentile_interval
-from metrics.compute import defined, filled, per_query
-from metrics.load import EvalData, load
-from metrics.measures import Measure, check_k, check_rel, default_measures
-from pooling.errors import UsageError
-from pooling.store import Store
+from judgepool.metrics.bootstrap import (
+    DEFAULT_RESAMPLES,
+    DEFAULT_SEED,
+    bootstrap_means,
+    percentile_interval,
+)
+from judgepool.metrics.compute import defined, filled, per_query
+from judgepool.metrics.load import EvalData, load
+from judgepool.metrics.measures import Measure, check_k, check_rel, default_measures
+from judgepool.pooling.errors import UsageError
+from judgepool.pooling.store import Store
 
 Interval = tuple[float, float]
 TOP_GRADE = 3  # the judge's highest grade (UMBRELA scale 0-3)
@@ -88,7 +93,7 @@ class Evaluation:
 
     def to_json(self) -> dict[str, Any]:
         """The report as one JSON-ready object (see metrics.report)."""
-        from metrics.report import evaluation_json
+        from judgepool.metrics.report import evaluation_json
 
         return evaluation_json(self)
 

@@ -14,8 +14,8 @@ import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from pooling.errors import GateRefusedError, UsageError
-from pooling.store import Store
+from judgepool.pooling.errors import GateRefusedError, UsageError
+from judgepool.pooling.store import Store
 
 DEFAULT_GATE = 0.9
 # judged@k is a mean of fractions; a run exactly at the gate must not be refused for a rounding.

@@ -21,10 +21,10 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numpy.typing import NDArray
 
-from pooling.errors import UsageError
-from pooling.labels import check_level, effective_labels_sql
-from pooling.rankings import rankings_sql, run_keys
-from pooling.store import Store
+from judgepool.pooling.errors import UsageError
+from judgepool.pooling.labels import check_level, effective_labels_sql
+from judgepool.pooling.rankings import rankings_sql, run_keys
+from judgepool.pooling.store import Store
 
 if TYPE_CHECKING:
     import duckdb

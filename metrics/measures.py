@@ -23,7 +23,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from pooling.errors import UsageError
+from judgepool.pooling.errors import UsageError
 
 Kind = Literal["nDCG", "R", "nR", "Judged"]
 KINDS: tuple[Kind, ...] = ("nDCG", "R", "nR", "Judged")

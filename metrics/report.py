@@ -23,8 +23,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from metrics.compare import Comparison, Delta
-    from metrics.evaluate import Evaluation
+    from judgepool.metrics.compare import Comparison, Delta
+    from judgepool.metrics.evaluate import Evaluation
 
 
 def _pair(pair: tuple[float | None, float | None] | None) -> list[float | None] | None:

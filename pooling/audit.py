@@ -14,11 +14,11 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from pooling.errors import UsageError
-from pooling.labels import check_level, effective_labels_sql, quote
-from pooling.pool import check_depth
-from pooling.rankings import rankings_sql, run_keys
-from pooling.store import Store
+from judgepool.pooling.errors import UsageError
+from judgepool.pooling.labels import check_level, effective_labels_sql, quote
+from judgepool.pooling.pool import check_depth
+from judgepool.pooling.rankings import rankings_sql, run_keys
+from judgepool.pooling.store import Store
 
 Pair = tuple[str, str]
 

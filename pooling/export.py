@@ -22,9 +22,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from pooling.errors import UsageError
-from pooling.labels import check_level, effective_labels_sql, quote
-from pooling.store import Store
+from judgepool.pooling.errors import UsageError
+from judgepool.pooling.labels import check_level, effective_labels_sql, quote
+from judgepool.pooling.store import Store
 
 EXPORT_SOURCES: tuple[str, ...] = ("effective", "human", "judge")
 EXPORT_FORMATS: tuple[str, ...] = ("trec", "jsonl")

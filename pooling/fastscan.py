@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pooling.formats import is_gzip
+from judgepool.pooling.formats import is_gzip
 
 if TYPE_CHECKING:
     import duckdb

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO, Literal
 
-from pooling.errors import InputError, UnknownFormatError
+from judgepool.pooling.errors import InputError, UnknownFormatError
 
 Kind = Literal["run", "qrels", "queries", "docs"]
 

@@ -12,13 +12,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pooling.errors import UsageError
-from pooling.fastscan import scan_columns
-from pooling.formats import check_readable, detect_format
-from pooling.labels import check_level, quote
-from pooling.readers import LabelColumns, read_jsonl_qrels, read_trec_qrels
-from pooling.sql import one, temp_table_from
-from pooling.store import Store, utcnow
+from judgepool.pooling.errors import UsageError
+from judgepool.pooling.fastscan import scan_columns
+from judgepool.pooling.formats import check_readable, detect_format
+from judgepool.pooling.labels import check_level, quote
+from judgepool.pooling.readers import LabelColumns, read_jsonl_qrels, read_trec_qrels
+from judgepool.pooling.sql import one, temp_table_from
+from judgepool.pooling.store import Store, utcnow
 
 if TYPE_CHECKING:
     import duckdb

@@ -13,12 +13,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pooling.errors import InputError, UsageError
-from pooling.fastscan import PY_WHITESPACE, scan_columns
-from pooling.formats import check_readable, detect_format
-from pooling.readers import RunColumns, read_jsonl_run, read_trec_run
-from pooling.sql import one, scalar, temp_table_from
-from pooling.store import Store, utcnow
+from judgepool.pooling.errors import InputError, UsageError
+from judgepool.pooling.fastscan import PY_WHITESPACE, scan_columns
+from judgepool.pooling.formats import check_readable, detect_format
+from judgepool.pooling.readers import RunColumns, read_jsonl_run, read_trec_run
+from judgepool.pooling.sql import one, scalar, temp_table_from
+from judgepool.pooling.store import Store, utcnow
 
 if TYPE_CHECKING:
     import duckdb

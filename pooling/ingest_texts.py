@@ -11,11 +11,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pooling.formats import check_readable, detect_format
-from pooling.readers import DocRow, iter_docs, read_queries
-from pooling.sql import one, registered
-from pooling.store import Store, utcnow
-from pooling.text import content_hash
+from judgepool.pooling.formats import check_readable, detect_format
+from judgepool.pooling.readers import DocRow, iter_docs, read_queries
+from judgepool.pooling.sql import one, registered
+from judgepool.pooling.store import Store, utcnow
+from judgepool.pooling.text import content_hash
 
 if TYPE_CHECKING:
     import duckdb

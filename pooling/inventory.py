@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from pooling.sql import one
-from pooling.store import Store
+from judgepool.pooling.sql import one
+from judgepool.pooling.store import Store
 
 
 @dataclass(frozen=True)

@@ -14,9 +14,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from pooling.errors import UsageError
-from pooling.sql import registered
-from pooling.store import Store, utcnow
+from judgepool.pooling.errors import UsageError
+from judgepool.pooling.sql import registered
+from judgepool.pooling.store import Store, utcnow
 
 Level = Literal["chunk", "doc"]
 LEVELS: tuple[str, ...] = ("chunk", "doc")

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from pooling.errors import UsageError
-from pooling.labels import effective_labels_sql, quote
-from pooling.sql import one
-from pooling.store import Store, utcnow
+from judgepool.pooling.errors import UsageError
+from judgepool.pooling.labels import effective_labels_sql, quote
+from judgepool.pooling.sql import one
+from judgepool.pooling.store import Store, utcnow
 
 RULES = ("max",)
 

@@ -12,11 +12,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from pooling.errors import UsageError
-from pooling.labels import Judgment, check_level, effective_labels_sql, write_judgments
-from pooling.rankings import rankings_sql, run_keys
-from pooling.sql import scalar
-from pooling.store import Store
+from judgepool.pooling.errors import UsageError
+from judgepool.pooling.labels import Judgment, check_level, effective_labels_sql, write_judgments
+from judgepool.pooling.rankings import rankings_sql, run_keys
+from judgepool.pooling.sql import scalar
+from judgepool.pooling.store import Store
 
 GRADES: tuple[int, ...] = (0, 1, 2, 3)
 OVERRIDE_PREFIX = "override:"

@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from pooling.sql import registered
-from pooling.store import Store
+from judgepool.pooling.sql import registered
+from judgepool.pooling.store import Store
 
 
 @dataclass(frozen=True)

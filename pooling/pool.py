@@ -15,10 +15,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from pooling.errors import UsageError
-from pooling.labels import check_level, labelled_pairs_sql, labelled_queries_sql
-from pooling.rankings import doc_texts_sql, rankings_sql, run_keys
-from pooling.store import Store
+from judgepool.pooling.errors import UsageError
+from judgepool.pooling.labels import check_level, labelled_pairs_sql, labelled_queries_sql
+from judgepool.pooling.rankings import doc_texts_sql, rankings_sql, run_keys
+from judgepool.pooling.store import Store
 
 if TYPE_CHECKING:
     import pyarrow as pa

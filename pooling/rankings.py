@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from pooling.errors import UsageError
-from pooling.labels import check_level, quote
-from pooling.store import Store
+from judgepool.pooling.errors import UsageError
+from judgepool.pooling.labels import check_level, quote
+from judgepool.pooling.store import Store
 
 
 def run_keys(store: Store, names: Sequence[str] | None = None) -> dict[str, int]:

@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pooling.errors import InputError
-from pooling.formats import iter_lines
+from judgepool.pooling.errors import InputError
+from judgepool.pooling.formats import iter_lines
 
 QID_KEYS = ("qid", "query_id", "id", "_id")
 QUERY_TEXT_KEYS = ("text", "query", "title")

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
-from pooling.errors import DatabaseError
+from judgepool.pooling.errors import DatabaseError
 
 if TYPE_CHECKING:
     import duckdb

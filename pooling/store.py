@@ -25,8 +25,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pooling.errors import DatabaseBusyError, DatabaseError
-from pooling.schema import MIGRATIONS, SCHEMA_VERSION
+from judgepool.pooling.errors import DatabaseBusyError, DatabaseError
+from judgepool.pooling.schema import MIGRATIONS, SCHEMA_VERSION
 
 if TYPE_CHECKING:
     import duckdb

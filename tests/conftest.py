@@ -55,7 +55,7 @@ class CliResult:
 @pytest.fixture
 def cli(capsys: pytest.CaptureFixture[str]) -> Callable[..., CliResult]:
     """Run `judgepool ARGS...` in-process, exactly as the console script does."""
-    from ui.cli import main
+    from judgepool.ui.cli import main
 
     def run(*args: str) -> CliResult:
         capsys.readouterr()

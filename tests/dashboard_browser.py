@@ -92,11 +92,13 @@ class Served:
 
 
 @contextmanager
-def serve_dashboard(db: Path, port: int, timeout: float = 60) -> Iterator[Served]:
-    """`judgepool --db DB ui --port PORT`, ready to answer; stopped (SIGTERM) on exit."""
+def serve_dashboard(
+    db: Path, port: int, timeout: float = 60, cwd: Path = REPO
+) -> Iterator[Served]:
+    """`judgepool --db DB ui --port PORT` in `cwd`, ready to answer; stopped (SIGTERM) on exit."""
     server = subprocess.Popen(
-        [sys.executable, "-m", "ui.cli", "--db", str(db), "ui", "--port", str(port)],
-        cwd=REPO,
+        [sys.executable, "-m", "judgepool.ui.cli", "--db", str(db), "ui", "--port", str(port)],
+        cwd=cwd,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,

@@ -24,11 +24,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from pooling.ingest_labels import ingest_qrels
-from pooling.ingest_runs import ingest_run
-from pooling.ingest_texts import ingest_docs, ingest_queries
-from pooling.labels import Judgment, write_judgments
-from pooling.store import Store
+from judgepool.pooling.ingest_labels import ingest_qrels
+from judgepool.pooling.ingest_runs import ingest_run
+from judgepool.pooling.ingest_texts import ingest_docs, ingest_queries
+from judgepool.pooling.labels import Judgment, write_judgments
+from judgepool.pooling.store import Store
 
 Writer = Callable[[str, str | bytes], Path]
 

@@ -17,10 +17,10 @@ from pathlib import Path
 
 import pytest
 
-from pooling.ingest_labels import ingest_qrels
-from pooling.ingest_runs import ingest_run
-from pooling.ingest_texts import ingest_docs, ingest_queries
-from pooling.store import Store
+from judgepool.pooling.ingest_labels import ingest_qrels
+from judgepool.pooling.ingest_runs import ingest_run
+from judgepool.pooling.ingest_texts import ingest_docs, ingest_queries
+from judgepool.pooling.store import Store
 
 Writer = Callable[[str, str | bytes], Path]
 

@@ -8,10 +8,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from metrics.agreement import agreement, agreement_from, binary, cohen_kappa, confusion_of
-from pooling.labels import Judgment, write_judgments
-from pooling.overrides import override_label
-from pooling.store import Store
+from judgepool.metrics.agreement import agreement, agreement_from, binary, cohen_kappa, confusion_of
+from judgepool.pooling.labels import Judgment, write_judgments
+from judgepool.pooling.overrides import override_label
+from judgepool.pooling.store import Store
 from tests.dashboard_db import JUDGE, build, doc
 
 Writer = Callable[[str, str | bytes], Path]

@@ -10,12 +10,18 @@ from typing import Any
 
 import pytest
 
-from pooling.audit import LabelFilter, audit_sample, human_labelled, list_labels, pair_detail
-from pooling.errors import UsageError
-from pooling.export import export_labels
-from pooling.overrides import override_label
-from pooling.pool import pool_summary
-from pooling.store import Store
+from judgepool.pooling.audit import (
+    LabelFilter,
+    audit_sample,
+    human_labelled,
+    list_labels,
+    pair_detail,
+)
+from judgepool.pooling.errors import UsageError
+from judgepool.pooling.export import export_labels
+from judgepool.pooling.overrides import override_label
+from judgepool.pooling.pool import pool_summary
+from judgepool.pooling.store import Store
 from tests.dashboard_db import JUDGE, TRICKY_PASSAGE, build, doc, open_page, plain, texts_of
 
 Writer = Callable[[str, str | bytes], Path]

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from pooling.store import Store
+from judgepool.pooling.store import Store
 from tests.dashboard_db import build, frames, open_page, texts_of
 from tests.fake_openai import FakeOpenAI
 
@@ -29,8 +29,8 @@ REPO = Path(__file__).resolve().parent.parent
 # pausing 50 ms between transactions like the judge's batch writer; then exits.
 LABELLER = """
 import sys, time
-from pooling.labels import Judgment, write_judgments
-from pooling.store import Store
+from judgepool.pooling.labels import Judgment, write_judgments
+from judgepool.pooling.store import Store
 store = Store(sys.argv[1])
 holes = [(f"q{q}", f"q{q}-d{n}") for n in range(11, 15) for q in range(1, 7)]
 print("writing", flush=True)
@@ -54,7 +54,7 @@ def watch(
 ) -> dict[str, Any]:
     """Re-run the page and read the fingerprint for `seconds` (or until `done`), pausing
     `pause` seconds between rounds (0: as fast as possible, far more often than a browser)."""
-    from ui.dashboard.data import db_version
+    from judgepool.ui.dashboard.data import db_version
 
     seen: dict[str, Any] = {"counts": [], "judged": [], "stall": 0.0, "problems": [], "reads": 0}
     end = time.monotonic() + seconds
@@ -113,7 +113,7 @@ def test_the_dashboard_follows_a_real_judge_run(store_path: Path) -> None:
             [
                 sys.executable,
                 "-m",
-                "ui.cli",
+                "judgepool.ui.cli",
                 "--db",
                 str(store_path),
                 "judge",

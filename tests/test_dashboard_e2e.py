@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from pooling.labels import Judgment, write_judgments
-from pooling.store import Store
+from judgepool.pooling.labels import Judgment, write_judgments
+from judgepool.pooling.store import Store
+from judgepool.ui.commands.serve import streamlit_command
 from tests.conftest import CliResult
 from tests.dashboard_browser import (
     browser_page,
@@ -21,7 +22,6 @@ from tests.dashboard_browser import (
     serve_dashboard,
 )
 from tests.dashboard_db import build
-from ui.commands.serve import streamlit_command
 
 Writer = Callable[[str, str | bytes], Path]
 Cli = Callable[..., CliResult]
@@ -84,8 +84,8 @@ def test_an_open_page_shows_labels_written_by_another_process(write: Writer) -> 
 
 def test_ui_binds_to_localhost_headless_without_telemetry() -> None:
     command = streamlit_command("127.0.0.1", 8765)
-    options = dict(zip(command[5::2], command[6::2], strict=True))
-    assert command[1:4] == ["-m", "streamlit", "run"] and command[4].endswith("ui/app.py")
+    options = dict(zip(command[6::2], command[7::2], strict=True))
+    assert command[1:5] == ["-P", "-m", "streamlit", "run"] and command[5].endswith("ui/app.py")
     assert options == {
         "--server.address": "127.0.0.1",
         "--server.port": "8765",

@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
 
-from pooling.export import export_labels
-from pooling.store import Store
+from judgepool.pooling.export import export_labels
+from judgepool.pooling.store import Store
 from tests.conftest import CliResult
 from tests.dashboard_db import build, open_page, texts_of
 

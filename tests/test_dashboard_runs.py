@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from pooling.export import export_labels
-from pooling.store import Store
+from judgepool.pooling.export import export_labels
+from judgepool.pooling.store import Store
 from tests.dashboard_db import build, charts, frames, open_page, plain, texts_of
 
 Writer = Callable[[str, str | bytes], Path]
@@ -100,9 +100,9 @@ def test_a_database_labelled_per_document_opens_at_the_doc_level(
     """The re-chunking case (only doc-level labels): the level switch starts on doc."""
     import json
 
-    from pooling.ingest_labels import ingest_qrels
-    from pooling.ingest_runs import ingest_run
-    from pooling.ingest_texts import ingest_docs
+    from judgepool.pooling.ingest_labels import ingest_qrels
+    from judgepool.pooling.ingest_runs import ingest_run
+    from judgepool.pooling.ingest_texts import ingest_docs
 
     store = Store()
     chunks = [("c1", "D1"), ("c2", "D2")]

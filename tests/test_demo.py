@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from pooling.ingest_runs import ingest_run
-from pooling.store import Store
+from judgepool.pooling.ingest_runs import ingest_run
+from judgepool.pooling.store import Store
 from tests.conftest import CliResult
 
 Cli = Callable[..., CliResult]

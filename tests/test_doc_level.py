@@ -120,7 +120,7 @@ def test_refusal_then_backfill_through_the_fake_server(
     assert sorted(r.passage for r in fake.requests) == sorted(
         [CHUNKS["b:imp-0"][1], CHUNKS["b:imp-0"][1], CHUNKS["b:loop-0"][1]]
     )
-    from pooling.store import Store
+    from judgepool.pooling.store import Store
 
     with Store().read() as con:
         rows = con.execute(
@@ -158,7 +158,7 @@ def test_refusal_then_backfill_with_the_offline_judge(collection: None, cli: Cli
     assert cli("compare", "old", "new", "--level", "doc").code == 3
     judged = cli("judge", "--level", "doc", "--model", "offline", "--no-progress")
     assert judged.code == 0, judged.err
-    from pooling.store import Store
+    from judgepool.pooling.store import Store
 
     with Store().read() as con:
         labels = con.execute(

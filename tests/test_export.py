@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from pooling.errors import UsageError
-from pooling.export import JUDGMENT_FIELDS, export_labels, write_atomic
-from pooling.labels import Judgment, write_judgments
-from pooling.overrides import override_label
-from pooling.store import Store
+from judgepool.pooling.errors import UsageError
+from judgepool.pooling.export import JUDGMENT_FIELDS, export_labels, write_atomic
+from judgepool.pooling.labels import Judgment, write_judgments
+from judgepool.pooling.overrides import override_label
+from judgepool.pooling.store import Store
 from tests.conftest import CliResult
 from tests.dashboard_db import JUDGE, QIDS, build, doc
 

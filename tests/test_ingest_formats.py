@@ -10,11 +10,11 @@ from typing import Any
 
 import pytest
 
-from pooling.ingest_labels import ingest_qrels
-from pooling.ingest_runs import default_run_name, ingest_run
-from pooling.ingest_texts import ingest_docs, ingest_queries
-from pooling.store import Store
-from pooling.text import content_hash
+from judgepool.pooling.ingest_labels import ingest_qrels
+from judgepool.pooling.ingest_runs import default_run_name, ingest_run
+from judgepool.pooling.ingest_texts import ingest_docs, ingest_queries
+from judgepool.pooling.store import Store
+from judgepool.pooling.text import content_hash
 from tests.conftest import CliResult
 
 Writer = Callable[[str, str | bytes], Path]

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from judge.base import JudgeRequest, ShownSpan
-from judge.cache import ENV_CACHE_DIR, JudgeCache, cache_root, content_key, usable_entry
-from judge.llm import LLMJudge, LLMSettings
-from judge.parse import PARSER_VERSION
-from judge.prompt import load_template
+from judgepool.judge.base import JudgeRequest, ShownSpan
+from judgepool.judge.cache import ENV_CACHE_DIR, JudgeCache, cache_root, content_key, usable_entry
+from judgepool.judge.llm import LLMJudge, LLMSettings
+from judgepool.judge.parse import PARSER_VERSION
+from judgepool.judge.prompt import load_template
 
 Writer = Callable[[str, str | bytes], Path]
 

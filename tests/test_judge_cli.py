@@ -20,9 +20,9 @@ from typing import Any
 
 import pytest
 
-from judge.cache import JudgeCache
-from pooling.ingest_labels import ingest_qrels
-from pooling.store import Store
+from judgepool.judge.cache import JudgeCache
+from judgepool.pooling.ingest_labels import ingest_qrels
+from judgepool.pooling.store import Store
 from tests.conftest import CliResult
 from tests.fake_openai import FakeOpenAI
 from tests.judge_fixtures import EXPECTED, collection_copy
@@ -143,7 +143,7 @@ def test_choosing_the_model(
 
 def _start(fake: FakeOpenAI, *extra: str) -> subprocess.Popen[str]:
     return subprocess.Popen(
-        [sys.executable, "-m", "ui.cli", *judge_args(fake, "--concurrency", "2", *extra)],
+        [sys.executable, "-m", "judgepool.ui.cli", *judge_args(fake, "--concurrency", "2", *extra)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=dict(os.environ),
     )
 

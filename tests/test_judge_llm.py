@@ -12,10 +12,16 @@ from collections.abc import Iterator
 
 import pytest
 
-from judge.base import JudgeAnswer, JudgeRequest, RequestRejected, ShownSpan, TransientJudgeFailure
-from judge.llm import LLMJudge, LLMSettings, load_litellm
-from pooling.errors import JudgeError
-from pooling.store import Store
+from judgepool.judge.base import (
+    JudgeAnswer,
+    JudgeRequest,
+    RequestRejected,
+    ShownSpan,
+    TransientJudgeFailure,
+)
+from judgepool.judge.llm import LLMJudge, LLMSettings, load_litellm
+from judgepool.pooling.errors import JudgeError
+from judgepool.pooling.store import Store
 from tests.fake_openai import FakeOpenAI, Reply
 
 FAKE_KEY = "sk-judgepool-test-KEY-7f3c1e9a5b2d"

@@ -15,12 +15,12 @@ from typing import Any
 
 import pytest
 
-from judge.backfill import Plan, backfill, plan_holes
-from judge.cache import JudgeCache
-from judge.llm import LLMJudge, LLMSettings
-from judge.loop import LoopOptions, LoopStats
-from pooling.pool import list_holes
-from pooling.store import Store
+from judgepool.judge.backfill import Plan, backfill, plan_holes
+from judgepool.judge.cache import JudgeCache
+from judgepool.judge.llm import LLMJudge, LLMSettings
+from judgepool.judge.loop import LoopOptions, LoopStats
+from judgepool.pooling.pool import list_holes
+from judgepool.pooling.store import Store
 from tests.fake_openai import FakeOpenAI, FakeRequest, Reply, default_reply
 from tests.judge_fixtures import CHUNKS, EXPECTED, collection_copy
 
@@ -193,7 +193,7 @@ def test_max_cost_is_never_exceeded(store: Store, fake: FakeOpenAI) -> None:
 
 
 def test_an_unpriced_model_cannot_be_capped_by_cost(store: Store, fake: FakeOpenAI) -> None:
-    from pooling.errors import UsageError
+    from judgepool.pooling.errors import UsageError
 
     with pytest.raises(UsageError, match="price is unknown") as caught:
         run(store, fake, LoopOptions(max_cost=1.0))

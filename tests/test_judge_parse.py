@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from judge.parse import parse_grade
+from judgepool.judge.parse import parse_grade
 
 # (answer, expected grade or None, expected method or the start of the problem)
 CASES: list[tuple[str | None, int | None, str]] = [

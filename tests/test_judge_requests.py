@@ -8,15 +8,15 @@ from pathlib import Path
 
 import pytest
 
-from judge.requests import CHUNK_GAP, build_requests
-from judge.tokens import count_tokens, cut_to_tokens
-from pooling.errors import UsageError
-from pooling.ingest_runs import ingest_run
-from pooling.ingest_texts import ingest_docs
-from pooling.passages import retrieved_chunks
-from pooling.pool import list_holes
-from pooling.rankings import run_keys
-from pooling.store import Store
+from judgepool.judge.requests import CHUNK_GAP, build_requests
+from judgepool.judge.tokens import count_tokens, cut_to_tokens
+from judgepool.pooling.errors import UsageError
+from judgepool.pooling.ingest_runs import ingest_run
+from judgepool.pooling.ingest_texts import ingest_docs
+from judgepool.pooling.passages import retrieved_chunks
+from judgepool.pooling.pool import list_holes
+from judgepool.pooling.rankings import run_keys
+from judgepool.pooling.store import Store
 from tests.judge_fixtures import CHUNKS, collection_copy
 
 Writer = Callable[[str, str | bytes], Path]

@@ -6,10 +6,10 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
-from pooling.ingest_labels import ingest_qrels
-from pooling.ingest_texts import ingest_docs
-from pooling.labels import Judgment, effective_labels_sql, write_judgments
-from pooling.store import Store
+from judgepool.pooling.ingest_labels import ingest_qrels
+from judgepool.pooling.ingest_texts import ingest_docs
+from judgepool.pooling.labels import Judgment, effective_labels_sql, write_judgments
+from judgepool.pooling.store import Store
 from tests.conftest import CliResult
 
 Writer = Callable[[str, str | bytes], Path]

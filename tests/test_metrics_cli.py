@@ -19,12 +19,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from metrics.evaluate import evaluate
-from pooling.ingest_labels import ingest_qrels
-from pooling.ingest_runs import ingest_run
-from pooling.labels import Judgment, write_judgments
-from pooling.pool import list_holes
-from pooling.store import Store
+from judgepool.metrics.evaluate import evaluate
+from judgepool.pooling.ingest_labels import ingest_qrels
+from judgepool.pooling.ingest_runs import ingest_run
+from judgepool.pooling.labels import Judgment, write_judgments
+from judgepool.pooling.pool import list_holes
+from judgepool.pooling.store import Store
 from tests.conftest import CliResult
 
 Cli = Callable[..., CliResult]
@@ -272,7 +272,7 @@ def test_compare_usage_errors(store: Store, cli: Cli) -> None:
 
 def test_the_refusal_command_is_one_the_cli_accepts(store: Store, cli: Cli) -> None:
     """Parse the printed command with the real `judgepool` CLI (MODEL filled in, nothing run)."""
-    from ui.cli import cli as judgepool
+    from judgepool.ui.cli import cli as judgepool
 
     doc = json.loads(cli("compare", "base", "cand", "--format", "json", "--level", "chunk").out)
     argv = shlex.split(doc["judge_command"].replace("MODEL", "openai/gpt-4o-mini"))

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from metrics.measures import Measure, default_measures, parse_measure
-from pooling.errors import UsageError
+from judgepool.metrics.measures import Measure, default_measures, parse_measure
+from judgepool.pooling.errors import UsageError
 
 
 @pytest.mark.parametrize(

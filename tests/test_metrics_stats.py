@@ -15,7 +15,12 @@ import numpy as np
 import pytest
 from numpy.typing import NDArray
 
-from metrics.bootstrap import bootstrap_means, holm, percentile_interval, sign_flip_pvalues
+from judgepool.metrics.bootstrap import (
+    bootstrap_means,
+    holm,
+    percentile_interval,
+    sign_flip_pvalues,
+)
 
 Draw = Callable[[np.random.Generator, tuple[int, int]], NDArray[np.float64]]
 

@@ -16,11 +16,11 @@ from pathlib import Path
 
 import pytest
 
-from metrics.evaluate import Evaluation, evaluate
-from pooling.ingest_labels import ingest_qrels
-from pooling.ingest_runs import ingest_run
-from pooling.pool import pool_summary
-from pooling.store import Store
+from judgepool.metrics.evaluate import Evaluation, evaluate
+from judgepool.pooling.ingest_labels import ingest_qrels
+from judgepool.pooling.ingest_runs import ingest_run
+from judgepool.pooling.pool import pool_summary
+from judgepool.pooling.store import Store
 
 pytestmark = pytest.mark.shared
 

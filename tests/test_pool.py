@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from pooling.errors import UsageError
-from pooling.ingest_labels import ingest_qrels
-from pooling.ingest_runs import ingest_run
-from pooling.ingest_texts import ingest_docs, ingest_queries
-from pooling.labels import Judgment, effective_labels_sql, write_judgments
-from pooling.pool import list_holes, pool_summary
-from pooling.store import Store
+from judgepool.pooling.errors import UsageError
+from judgepool.pooling.ingest_labels import ingest_qrels
+from judgepool.pooling.ingest_runs import ingest_run
+from judgepool.pooling.ingest_texts import ingest_docs, ingest_queries
+from judgepool.pooling.labels import Judgment, effective_labels_sql, write_judgments
+from judgepool.pooling.pool import list_holes, pool_summary
+from judgepool.pooling.store import Store
 from tests.conftest import CliResult
 
 Writer = Callable[[str, str | bytes], Path]

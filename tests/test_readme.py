@@ -52,7 +52,7 @@ def test_readme_shows_judgepool_commands() -> None:
 @pytest.mark.parametrize("line", judgepool_lines())
 def test_every_readme_command_parses_with_the_real_cli(line: str) -> None:
     """Parse each README command line with the real `judgepool` CLI (nothing is run)."""
-    from ui.cli import cli
+    from judgepool.ui.cli import cli
 
     argv = shlex.split(line)[1:]
     # Split off the global options by hand (`--db FILE`), then descend through the groups.
@@ -71,6 +71,6 @@ def test_every_readme_command_parses_with_the_real_cli(line: str) -> None:
 
 
 def test_the_demo_ends_with_the_readme_dashboard_command() -> None:
-    from ui.commands.demo import DEMO_DB
+    from judgepool.ui.commands.demo import DEMO_DB
 
     assert f".venv/bin/judgepool --db {DEMO_DB} ui" in README

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from pooling.ingest_labels import ingest_qrels
-from pooling.ingest_runs import default_run_name, ingest_run
-from pooling.ingest_texts import ingest_docs, ingest_queries
-from pooling.pool import pool_summary
-from pooling.store import Store
+from judgepool.pooling.ingest_labels import ingest_qrels
+from judgepool.pooling.ingest_runs import default_run_name, ingest_run
+from judgepool.pooling.ingest_texts import ingest_docs, ingest_queries
+from judgepool.pooling.pool import pool_summary
+from judgepool.pooling.store import Store
 
 pytestmark = pytest.mark.shared
 

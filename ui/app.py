@@ -12,7 +12,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from ui.dashboard.view import sidebar
+from judgepool.ui.dashboard.view import sidebar
 
 HERE = Path(__file__).resolve().parent
 PAGES = (

@@ -13,8 +13,8 @@ import traceback
 
 import click
 
-from pooling.errors import JudgepoolError
-from pooling.store import DEFAULT_DB, ENV_DB, Store
+from judgepool.pooling.errors import JudgepoolError
+from judgepool.pooling.store import DEFAULT_DB, ENV_DB, Store
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
@@ -52,8 +52,8 @@ def cli(ctx: click.Context, db: str | None) -> None:
 
 def _register() -> None:
     """Add the subcommands (one module per group of verbs; each imports only what is light)."""
-    from ui.commands import data, demo, evaluate, export, info, labels, pool, serve
-    from ui.commands import judge as judge_command
+    from judgepool.ui.commands import data, demo, evaluate, export, info, labels, pool, serve
+    from judgepool.ui.commands import judge as judge_command
 
     cli.add_command(data.ingest)
     cli.add_command(pool.pool)

@@ -14,13 +14,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pooling.labels import quote
-from pooling.readers import read_trec_qrels
-from pooling.store import Store
+from judgepool.pooling.labels import quote
+from judgepool.pooling.readers import read_trec_qrels
+from judgepool.pooling.store import Store
 
 if TYPE_CHECKING:
-    from metrics.agreement import Agreement
-    from metrics.compare import Comparison
+    from judgepool.metrics.agreement import Agreement
+    from judgepool.metrics.compare import Comparison
 
 
 @dataclass(frozen=True)
@@ -36,7 +36,7 @@ def hidden_agreement(store: Store, hidden: Path, level: str, labeller: str) -> H
     """Pair every ok label of `labeller` with our hidden label of the same (qid, doc)."""
     import numpy as np
 
-    from metrics.agreement import agreement_from
+    from judgepool.metrics.agreement import agreement_from
 
     cols = read_trec_qrels(hidden)
     truth = {(q, d): g for q, d, g in zip(cols.qids, cols.doc_ids, cols.grades, strict=True)}
@@ -64,8 +64,8 @@ def comparison_with_hidden_labels(
     Human labels win over judge labels, so wherever we labelled a hole our grade is the one
     counted; the demo database itself is left as the judge filled it.
     """
-    from metrics.compare import compare
-    from pooling.ingest_labels import ingest_qrels
+    from judgepool.metrics.compare import compare
+    from judgepool.pooling.ingest_labels import ingest_qrels
 
     with tempfile.TemporaryDirectory(prefix="judgepool-demo-") as folder:
         copy = Path(folder) / "with-hidden-labels.duckdb"

@@ -18,10 +18,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from judge.offline.judge import OfflineJudge
-from judge.offline.method import METHOD_VERSION
-from judge.offline.model import resolve_model
-from pooling.errors import UsageError
+from judgepool.judge.offline.judge import OfflineJudge
+from judgepool.judge.offline.method import METHOD_VERSION
+from judgepool.judge.offline.model import resolve_model
+from judgepool.pooling.errors import UsageError
 
 __all__ = ["METHOD_VERSION", "OfflineJudge", "make_offline_judge"]
 

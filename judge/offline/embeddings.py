@@ -18,8 +18,8 @@ from typing import Any, Protocol
 import numpy as np
 import numpy.typing as npt
 
-from judge.cache import open_disk_cache
-from pooling.text import content_hash, normalise
+from judgepool.judge.cache import open_disk_cache
+from judgepool.pooling.text import content_hash, normalise
 
 KEY_VERSION = "emb1"
 

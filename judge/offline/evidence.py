@@ -18,12 +18,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from judge.requests import CHUNK_GAP, DEFAULT_MAX_CHUNKS
-from pooling.labels import check_level, quote
-from pooling.passages import retrieved_chunks
-from pooling.rankings import run_keys
-from pooling.sql import registered
-from pooling.store import Store
+from judgepool.judge.requests import CHUNK_GAP, DEFAULT_MAX_CHUNKS
+from judgepool.pooling.labels import check_level, quote
+from judgepool.pooling.passages import retrieved_chunks
+from judgepool.pooling.rankings import run_keys
+from judgepool.pooling.sql import registered
+from judgepool.pooling.store import Store
 
 #: Labellers with this prefix are offline judges: their labels are never used as evidence.
 OFFLINE_LABELLER_PREFIX = "offline:"

@@ -18,11 +18,11 @@ from typing import Any
 
 import numpy as np
 
-from judge.base import Estimate, JudgeAnswer, JudgeRequest
-from judge.cache import canonical_json, content_key
-from judge.offline.embeddings import EmbeddingCache, EmbedStats, embed, model_key
-from judge.offline.evidence import OFFLINE_LABELLER_PREFIX, LabelledText, labelled_texts
-from judge.offline.method import (
+from judgepool.judge.base import Estimate, JudgeAnswer, JudgeRequest
+from judgepool.judge.cache import canonical_json, content_key
+from judgepool.judge.offline.embeddings import EmbeddingCache, EmbedStats, embed, model_key
+from judgepool.judge.offline.evidence import OFFLINE_LABELLER_PREFIX, LabelledText, labelled_texts
+from judgepool.judge.offline.method import (
     DEFAULT_THRESHOLDS,
     METHOD_VERSION,
     MIN_CALIBRATION_PAIRS,
@@ -33,16 +33,16 @@ from judge.offline.method import (
     calibrate,
     decide,
 )
-from judge.offline.model import (
+from judgepool.judge.offline.model import (
     Encoder,
     ModelSource,
     fingerprint,
     precision_setting,
     threads_setting,
 )
-from pooling.errors import JudgeError
-from pooling.store import Store
-from pooling.text import content_hash, normalise
+from judgepool.pooling.errors import JudgeError
+from judgepool.pooling.store import Store
+from judgepool.pooling.text import content_hash, normalise
 
 _PARAMETERS = {
     "near_duplicate": NEAR_DUPLICATE,

@@ -29,7 +29,7 @@ from typing import Any, Protocol
 import numpy as np
 import numpy.typing as npt
 
-from pooling.errors import JudgeError, UsageError
+from judgepool.pooling.errors import JudgeError, UsageError
 
 OFFLINE = "offline"
 BUNDLED_MODEL = "all-MiniLM-L6-v2"

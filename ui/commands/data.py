@@ -8,7 +8,7 @@ from typing import Any, TypeVar
 
 import click
 
-from pooling.store import Store
+from judgepool.pooling.store import Store
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -47,7 +47,7 @@ def ingest() -> None:
 @click.pass_obj
 def ingest_queries_cmd(store: Store, files: tuple[Path, ...], fmt: str | None) -> None:
     """Load query texts (topics)."""
-    from pooling.ingest_texts import ingest_queries
+    from judgepool.pooling.ingest_texts import ingest_queries
 
     for path in files:
         done = ingest_queries(store, path, fmt)
@@ -60,7 +60,7 @@ def ingest_queries_cmd(store: Store, files: tuple[Path, ...], fmt: str | None) -
 @click.pass_obj
 def ingest_docs_cmd(store: Store, files: tuple[Path, ...], fmt: str | None) -> None:
     """Load passage or chunk texts (with optional title and parent_id)."""
-    from pooling.ingest_texts import ingest_docs
+    from judgepool.pooling.ingest_texts import ingest_docs
 
     for path in files:
         done = ingest_docs(store, path, fmt)
@@ -86,7 +86,7 @@ def ingest_qrels_cmd(
     store: Store, files: tuple[Path, ...], level: str, labeller: str | None, fmt: str | None
 ) -> None:
     """Load human labels (grades are integers; negative grades are kept as given)."""
-    from pooling.ingest_labels import ingest_qrels
+    from judgepool.pooling.ingest_labels import ingest_qrels
 
     for path in files:
         done = ingest_qrels(store, path, level=level, labeller=labeller, fmt=fmt)
@@ -106,7 +106,7 @@ def ingest_run_cmd(
     store: Store, files: tuple[Path, ...], name: str | None, fmt: str | None
 ) -> None:
     """Load rankings; a run ingested again under the same name replaces the old one atomically."""
-    from pooling.ingest_runs import ingest_run
+    from judgepool.pooling.ingest_runs import ingest_run
 
     if name is not None and len(files) > 1:
         raise click.UsageError("--name needs a single file (each run gets its own name)")

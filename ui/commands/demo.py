@@ -16,8 +16,8 @@ from pathlib import Path
 
 import click
 
-from pooling.errors import JudgepoolError, UsageError
-from pooling.store import Store
+from judgepool.pooling.errors import JudgepoolError, UsageError
+from judgepool.pooling.store import Store
 
 DEMO_DB = "judgepool-demo.duckdb"
 DEMO_RUNS = ("bm25-v1", "dense-v1", "bm25-v2", "dense-v2")
@@ -45,7 +45,7 @@ def _fresh(db: Path) -> None:
     """Remove a previous demo database; refuse to touch any other database."""
     if not db.exists():
         return
-    from pooling.inventory import list_runs
+    from judgepool.pooling.inventory import list_runs
 
     found = {run.name for run in list_runs(Store(db))}
     if not found <= set(DEMO_RUNS):
@@ -78,7 +78,7 @@ class _Demo:
 
     def run(self, *args: str | Path, show: bool = True) -> JudgepoolError | None:
         """Run `judgepool --db DB ARGS` as a user would; return the error it ended with."""
-        from ui.cli import cli, report_error
+        from judgepool.ui.cli import cli, report_error
 
         words = [_shown(a) if isinstance(a, Path) else a for a in args]
         argv = ["--db", _shown(self.db), *words]
@@ -94,7 +94,7 @@ class _Demo:
 
 def _judge_args(db: Path, model: str, progress: bool | None) -> list[str]:
     """The refusal's own `judgepool judge ...` command, with the model filled in."""
-    from metrics.gate import judge_command
+    from judgepool.metrics.gate import judge_command
 
     argv = shlex.split(judge_command(Store(db), 10, [CANDIDATE], LEVEL))
     flag = [] if progress is None else ["--progress" if progress else "--no-progress"]
@@ -102,7 +102,7 @@ def _judge_args(db: Path, model: str, progress: bool | None) -> list[str]:
 
 
 def _agreement_report(db: Path, data: Path, labeller: str) -> None:
-    from ui.demo_checks import hidden_agreement
+    from judgepool.ui.demo_checks import hidden_agreement
 
     found = hidden_agreement(Store(db), data / "qrels-doc.v2-only.txt", LEVEL, labeller)
     a = found.agreement
@@ -130,7 +130,7 @@ def _num(value: float | None) -> str:
 
 
 def _truth_report(db: Path, data: Path) -> None:
-    from ui.demo_checks import comparison_with_hidden_labels
+    from judgepool.ui.demo_checks import comparison_with_hidden_labels
 
     cmp = comparison_with_hidden_labels(
         Store(db), data / "qrels-doc.v2-only.txt", BASELINE, CANDIDATE, LEVEL

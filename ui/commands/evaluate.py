@@ -14,13 +14,13 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from pooling.store import Store
-from ui.format import echo_json, echo_table, fmt_float
-from ui.options import judge_option, level_option, runs_option
+from judgepool.pooling.store import Store
+from judgepool.ui.format import echo_json, echo_table, fmt_float
+from judgepool.ui.options import judge_option, level_option, runs_option
 
 if TYPE_CHECKING:
-    from metrics.compare import Comparison
-    from metrics.evaluate import Evaluation
+    from judgepool.metrics.compare import Comparison
+    from judgepool.metrics.evaluate import Evaluation
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -48,7 +48,7 @@ def _measure_options(func: F) -> F:
 
 
 def _seed(seed: int | None) -> int:
-    from metrics.bootstrap import DEFAULT_SEED
+    from judgepool.metrics.bootstrap import DEFAULT_SEED
 
     return DEFAULT_SEED if seed is None else seed
 
@@ -167,8 +167,13 @@ def eval_command(
     holes also show the range of each mean between "every hole is grade 0" and "every hole
     has the top grade".
     """
-    from metrics.evaluate import evaluate
-    from metrics.report import PER_QUERY_HEADERS, SUMMARY_HEADERS, per_query_rows, summary_rows
+    from judgepool.metrics.evaluate import evaluate
+    from judgepool.metrics.report import (
+        PER_QUERY_HEADERS,
+        SUMMARY_HEADERS,
+        per_query_rows,
+        summary_rows,
+    )
 
     ev = evaluate(
         store, runs or None, level=level, judge=judge, k=k, rel=rel, key_rel=key_rel,
@@ -261,8 +266,8 @@ def compare_command(
     Refused (exit code 3) when a compared run's judged@K is under the gate: the message names
     each such run, its judged@K and holes, and the `judgepool judge` command that fills them.
     """
-    from metrics.compare import compare
-    from metrics.report import COMPARISON_HEADERS, comparison_rows
+    from judgepool.metrics.compare import compare
+    from judgepool.metrics.report import COMPARISON_HEADERS, comparison_rows
 
     cmp = compare(
         store, baseline, candidates, level=level, judge=judge, k=k, rel=rel, key_rel=key_rel,

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import click
 
-from pooling.store import Store
-from ui.format import note
-from ui.options import judge_option, level_option
+from judgepool.pooling.store import Store
+from judgepool.ui.format import note
+from judgepool.ui.options import judge_option, level_option
 
 
 @click.group("export")
@@ -51,7 +51,7 @@ def qrels(
 
     The dashboard's Export page downloads exactly these bytes.
     """
-    from pooling.export import export_labels, write_atomic
+    from judgepool.pooling.export import export_labels, write_atomic
 
     payload = export_labels(store, level=level, source=source, judge=judge, fmt=fmt)
     count = payload.count(b"\n")

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import click
 
-from pooling.store import Store
-from ui.format import echo_json, echo_table, echo_tsv
+from judgepool.pooling.store import Store
+from judgepool.ui.format import echo_json, echo_table, echo_tsv
 
 _FORMAT = click.option(
     "--format",
@@ -21,7 +21,7 @@ _FORMAT = click.option(
 @click.pass_obj
 def runs(store: Store, fmt: str) -> None:
     """List the runs: rows, queries, format and the file each came from."""
-    from pooling.inventory import list_runs
+    from judgepool.pooling.inventory import list_runs
 
     found = list_runs(store)
     headers = ("run", "rows", "queries", "format", "ingested_at", "source_file")
@@ -39,7 +39,7 @@ def runs(store: Store, fmt: str) -> None:
 @click.pass_obj
 def queries(store: Store, fmt: str) -> None:
     """List the queries: text, how many runs rank them, human and judge labels."""
-    from pooling.inventory import list_queries
+    from judgepool.pooling.inventory import list_queries
 
     found = list_queries(store)
     headers = ("qid", "runs", "human_labels", "judge_labels", "text")
@@ -61,7 +61,7 @@ def queries(store: Store, fmt: str) -> None:
 @click.pass_obj
 def status(store: Store, fmt: str) -> None:
     """Counts of queries, docs, runs and labels (by level, source, labeller and status)."""
-    from pooling.inventory import status_counts
+    from judgepool.pooling.inventory import status_counts
 
     counts = status_counts(store)
     if fmt == "json":

@@ -11,15 +11,21 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from pooling.errors import BudgetExceededError, UsageError
-from pooling.store import Store
-from ui.format import echo_table, note
-from ui.options import all_queries_option, depth_option, judge_option, level_option, runs_option
+from judgepool.pooling.errors import BudgetExceededError, UsageError
+from judgepool.pooling.store import Store
+from judgepool.ui.format import echo_table, note
+from judgepool.ui.options import (
+    all_queries_option,
+    depth_option,
+    judge_option,
+    level_option,
+    runs_option,
+)
 
 if TYPE_CHECKING:
-    from judge.backfill import Forecast, Plan
-    from judge.loop import LoopStats
-    from pooling.pool import PoolSummary
+    from judgepool.judge.backfill import Forecast, Plan
+    from judgepool.judge.loop import LoopStats
+    from judgepool.pooling.pool import PoolSummary
 
 _LLM_ONLY = ("api_base", "temperature", "max_tokens", "template")
 
@@ -53,7 +59,7 @@ def _print_forecast(found: Forecast, max_tokens: int | None, model: str) -> None
 
 
 def _print_summary(stats: LoopStats) -> None:
-    from judge.progress import cost_text
+    from judgepool.judge.progress import cost_text
 
     click.echo(
         f"labelled in {stats.elapsed_s:.1f} s (after {stats.prepare_s:.1f} s loading the judge): "
@@ -92,7 +98,7 @@ def _print_judged(before: PoolSummary, after: PoolSummary | None) -> None:
 def _judge_options(model: str, given: dict[str, Any]) -> dict[str, Any]:
     """Constructor options for the chosen judge; LLM options given to the offline judge are an
     error rather than silently ignored."""
-    from judge.registry import is_offline
+    from judgepool.judge.registry import is_offline
 
     chosen = {k: v for k, v in given.items() if v is not None}
     if is_offline(model):
@@ -225,12 +231,12 @@ def judge(
     Keys come from the environment only (OPENAI_API_KEY, ANTHROPIC_API_KEY, ...). Run the same
     command again after an interruption: it pays only for what is missing.
     """
-    from judge.backfill import backfill, forecast, plan_holes
-    from judge.cache import JudgeCache
-    from judge.loop import LoopOptions
-    from judge.progress import ProgressBar
-    from judge.registry import choose_model, make_judge
-    from pooling.pool import pool_summary
+    from judgepool.judge.backfill import backfill, forecast, plan_holes
+    from judgepool.judge.cache import JudgeCache
+    from judgepool.judge.loop import LoopOptions
+    from judgepool.judge.progress import ProgressBar
+    from judgepool.judge.registry import choose_model, make_judge
+    from judgepool.pooling.pool import pool_summary
 
     chosen, why = choose_model(model, api_base)
     if why:

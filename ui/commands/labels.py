@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import click
 
-from pooling.store import Store
-from ui.options import judge_option
+from judgepool.pooling.store import Store
+from judgepool.ui.options import judge_option
 
 
 @click.group("labels")
@@ -32,6 +32,6 @@ def labels() -> None:
 @click.pass_obj
 def lift(store: Store, to_level: str, rule: str, judge: str | None) -> None:
     """Write doc-level labels from the effective chunk-level labels, with provenance."""
-    from pooling.lift import describe, lift_labels
+    from judgepool.pooling.lift import describe, lift_labels
 
     click.echo(describe(lift_labels(store, rule=rule, judge=judge)))

@@ -4,10 +4,16 @@ from __future__ import annotations
 
 import click
 
-from metrics.gate import judge_command
-from pooling.store import Store
-from ui.format import echo_jsonl, echo_table, echo_tsv, note
-from ui.options import all_queries_option, depth_option, judge_option, level_option, runs_option
+from judgepool.metrics.gate import judge_command
+from judgepool.pooling.store import Store
+from judgepool.ui.format import echo_jsonl, echo_table, echo_tsv, note
+from judgepool.ui.options import (
+    all_queries_option,
+    depth_option,
+    judge_option,
+    level_option,
+    runs_option,
+)
 
 
 @click.command("pool")
@@ -40,7 +46,7 @@ def pool(
     A hole is a pooled (query, doc) pair with no effective label. Only queries with at least
     one label are pooled (the evaluation set), unless --all-queries is given.
     """
-    from pooling.pool import list_holes, pool_summary
+    from judgepool.pooling.pool import list_holes, pool_summary
 
     if as_list:
         holes = list_holes(store, depth, runs, level, judge, all_queries)

@@ -1,6 +1,6 @@
 """`judgepool ui`: serve the Streamlit dashboard on this machine (127.0.0.1 unless --host says).
 
-The dashboard runs as `python -m streamlit run ui/app.py` in a child process, headless, with
+The dashboard runs as `python -P -m streamlit run ui/app.py` in a child process, headless, with
 usage statistics off and the file watcher off; the database path reaches it through
 JUDGEPOOL_DB. Its reads wait at most JUDGEPOOL_LOCK_TIMEOUT seconds for another process's write
 (default here 10 s, not 60: a page then shows its last figures with a notice and tries again at
@@ -19,17 +19,22 @@ from types import FrameType
 
 import click
 
-from pooling.errors import DatabaseError
-from pooling.store import ENV_DB, ENV_LOCK_TIMEOUT, Store
+from judgepool.pooling.errors import DatabaseError
+from judgepool.pooling.store import ENV_DB, ENV_LOCK_TIMEOUT, Store
 
 APP = Path(__file__).resolve().parent.parent / "app.py"
 UI_LOCK_TIMEOUT = "10"
 
 
 def streamlit_command(host: str, port: int) -> list[str]:
-    """The `streamlit run` command line for the dashboard."""
+    """The `streamlit run` command line for the dashboard.
+
+    `-P` keeps the working folder off sys.path, so a user's own `streamlit.py` or `judgepool.py`
+    there cannot shadow the real ones.
+    """
     return [
         sys.executable,
+        "-P",
         "-m",
         "streamlit",
         "run",

@@ -14,10 +14,10 @@ from typing import Any
 
 import streamlit as st
 
-from pooling.errors import JudgepoolError
-from ui.dashboard import data
-from ui.dashboard.audit_parts import agreement_panel, label_detail, sample_panel
-from ui.dashboard.view import View, md, render_page, safe_version, show_error
+from judgepool.pooling.errors import JudgepoolError
+from judgepool.ui.dashboard import data
+from judgepool.ui.dashboard.audit_parts import agreement_panel, label_detail, sample_panel
+from judgepool.ui.dashboard.view import View, md, render_page, safe_version, show_error
 
 PAIR = "audit_pair"
 GRADE_NAMES = {0: "irrelevant", 1: "related", 2: "highly relevant", 3: "perfectly relevant"}
@@ -34,8 +34,8 @@ def default_user() -> str:
 
 def _save_override(db: str, qid: str, doc_id: str, level: str) -> None:
     """Form callback: write the override before the page redraws, so it shows at once."""
-    from pooling.overrides import override_label
-    from pooling.store import Store
+    from judgepool.pooling.overrides import override_label
+    from judgepool.pooling.store import Store
 
     grade = st.session_state.get("override_grade")
     try:
@@ -74,7 +74,7 @@ def browse(view: View, version: data.Version) -> list[tuple[str, str]]:
     """Filters and the label listing; returns the listed pairs (newest label first)."""
     import pandas as pd
 
-    from pooling.audit import LabelFilter
+    from judgepool.pooling.audit import LabelFilter
 
     f = data.facets(view.db, version, view.level)
     runs = data.run_names(view.db, version)

@@ -6,12 +6,12 @@ from typing import TYPE_CHECKING
 
 import streamlit as st
 
-from ui.dashboard import data
-from ui.dashboard.charts import confusion_chart
-from ui.dashboard.view import View, md
+from judgepool.ui.dashboard import data
+from judgepool.ui.dashboard.charts import confusion_chart
+from judgepool.ui.dashboard.view import View, md
 
 if TYPE_CHECKING:
-    from pooling.audit import LabelDetail
+    from judgepool.pooling.audit import LabelDetail
 
 SAMPLE = "audit_sample"
 
@@ -67,9 +67,9 @@ def agreement_panel(view: View, version: data.Version) -> None:
 
 def _draw(db: str, level: str, judge: str | None) -> None:
     """Button callback: draw the seeded, stratified sample."""
-    from pooling.audit import audit_sample
-    from pooling.errors import JudgepoolError
-    from pooling.store import Store
+    from judgepool.pooling.audit import audit_sample
+    from judgepool.pooling.errors import JudgepoolError
+    from judgepool.pooling.store import Store
 
     try:
         drawn = audit_sample(

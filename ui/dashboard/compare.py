@@ -16,15 +16,15 @@ from typing import TYPE_CHECKING, Any
 
 import streamlit as st
 
-from pooling.errors import JudgepoolError
-from ui.dashboard import data
-from ui.dashboard.charts import PICK, delta_chart
-from ui.dashboard.view import View, md, render_page, safe_version, show_error
+from judgepool.pooling.errors import JudgepoolError
+from judgepool.ui.dashboard import data
+from judgepool.ui.dashboard.charts import PICK, delta_chart
+from judgepool.ui.dashboard.view import View, md, render_page, safe_version, show_error
 
 if TYPE_CHECKING:
     import pandas as pd
 
-    from metrics.compare import Comparison, Delta
+    from judgepool.metrics.compare import Comparison, Delta
 
 UNRELIABLE = "UNRELIABLE"
 ANYWAY = "compare_anyway"

@@ -32,14 +32,14 @@ from typing import TYPE_CHECKING, Any
 
 import streamlit as st
 
-from pooling.store import Store
+from judgepool.pooling.store import Store
 
 if TYPE_CHECKING:
-    from metrics.agreement import Agreement
-    from metrics.compare import Comparison
-    from metrics.evaluate import Evaluation
-    from pooling.audit import Facets, LabelFilter, LabelListing, PairDetail, RankedDoc
-    from pooling.pool import PoolSummary
+    from judgepool.metrics.agreement import Agreement
+    from judgepool.metrics.compare import Comparison
+    from judgepool.metrics.evaluate import Evaluation
+    from judgepool.pooling.audit import Facets, LabelFilter, LabelListing, PairDetail, RankedDoc
+    from judgepool.pooling.pool import PoolSummary
 
 Version = tuple[Any, ...]
 
@@ -62,7 +62,7 @@ def db_version(db: str) -> Version | None:
 @st.cache_data(show_spinner=False, max_entries=64)
 def run_names(db: str, version: Version) -> list[str]:
     """Every run, by name."""
-    from pooling.rankings import run_keys
+    from judgepool.pooling.rankings import run_keys
 
     return list(run_keys(Store(db)))
 
@@ -70,7 +70,7 @@ def run_names(db: str, version: Version) -> list[str]:
 @st.cache_data(show_spinner=False, max_entries=64)
 def label_levels(db: str, version: Version) -> list[str]:
     """The levels that have labels (chunk, doc)."""
-    from pooling.labels import label_levels as levels
+    from judgepool.pooling.labels import label_levels as levels
 
     return levels(Store(db))
 
@@ -78,7 +78,7 @@ def label_levels(db: str, version: Version) -> list[str]:
 @st.cache_data(show_spinner=False, max_entries=64)
 def judge_labellers(db: str, version: Version, level: str) -> list[str]:
     """The judges (source llm) that labelled at `level`, most labels first."""
-    from pooling.labels import labellers
+    from judgepool.pooling.labels import labellers
 
     return [name for source, name, _ in labellers(Store(db), level) if source == "llm"]
 
@@ -86,7 +86,7 @@ def judge_labellers(db: str, version: Version, level: str) -> list[str]:
 @st.cache_data(show_spinner=False, max_entries=64)
 def evaluation(db: str, version: Version, level: str, judge: str | None, k: int) -> Evaluation:
     """Every run's measures with intervals (metrics.evaluate)."""
-    from metrics.evaluate import evaluate
+    from judgepool.metrics.evaluate import evaluate
 
     return evaluate(Store(db), None, level=level, judge=judge, k=k)
 
@@ -94,7 +94,7 @@ def evaluation(db: str, version: Version, level: str, judge: str | None, k: int)
 @st.cache_data(show_spinner=False, max_entries=64)
 def pool(db: str, version: Version, level: str, judge: str | None, depth: int) -> PoolSummary:
     """judged@depth and holes of every run (pooling.pool_summary)."""
-    from pooling.pool import pool_summary
+    from judgepool.pooling.pool import pool_summary
 
     return pool_summary(Store(db), depth, None, level, judge)
 
@@ -111,7 +111,7 @@ def comparison(
     force: bool,
 ) -> Comparison:
     """Paired differences of the candidates from the baseline, behind the gate."""
-    from metrics.compare import compare
+    from judgepool.metrics.compare import compare
 
     return compare(Store(db), baseline, candidates, level=level, judge=judge, k=k, force=force)
 
@@ -127,7 +127,7 @@ def rankings(
     depth: int,
 ) -> dict[str, list[RankedDoc]]:
     """Each run's top `depth` for one query, with labels and their source."""
-    from pooling.audit import ranked_with_labels
+    from judgepool.pooling.audit import ranked_with_labels
 
     return ranked_with_labels(Store(db), runs, qid, level, judge, depth)
 
@@ -143,7 +143,7 @@ def query_texts(db: str, version: Version) -> dict[str, str]:
 @st.cache_data(show_spinner=False, max_entries=64)
 def facets(db: str, version: Version, level: str) -> Facets:
     """The values the audit filters can take."""
-    from pooling.audit import facets as read_facets
+    from judgepool.pooling.audit import facets as read_facets
 
     return read_facets(Store(db), level)
 
@@ -153,7 +153,7 @@ def labels(
     db: str, version: Version, flt: LabelFilter, judge: str | None, limit: int
 ) -> LabelListing:
     """Labels matching a filter, newest first."""
-    from pooling.audit import list_labels
+    from judgepool.pooling.audit import list_labels
 
     return list_labels(Store(db), flt, judge, limit)
 
@@ -163,7 +163,7 @@ def pair(
     db: str, version: Version, qid: str, doc_id: str, level: str, judge: str | None
 ) -> PairDetail:
     """One pair with texts, ranks and every label."""
-    from pooling.audit import pair_detail
+    from judgepool.pooling.audit import pair_detail
 
     return pair_detail(Store(db), qid, doc_id, level, judge)
 
@@ -171,7 +171,7 @@ def pair(
 @st.cache_data(show_spinner=False, max_entries=64)
 def agreement(db: str, version: Version, level: str, judge: str | None) -> Agreement:
     """Judge-vs-human agreement statistics."""
-    from metrics.agreement import agreement as compute
+    from judgepool.metrics.agreement import agreement as compute
 
     return compute(Store(db), level, judge)
 
@@ -181,7 +181,7 @@ def audited(
     db: str, version: Version, pairs: tuple[tuple[str, str], ...], level: str
 ) -> set[tuple[str, str]]:
     """Which sampled pairs have a human label now."""
-    from pooling.audit import human_labelled
+    from judgepool.pooling.audit import human_labelled
 
     return human_labelled(Store(db), pairs, level)
 
@@ -191,6 +191,6 @@ def export(
     db: str, version: Version, level: str, source: str, judge: str | None, fmt: str
 ) -> bytes:
     """The exported labels, exactly as `judgepool export qrels` writes them."""
-    from pooling.export import export_labels
+    from judgepool.pooling.export import export_labels
 
     return export_labels(Store(db), level, source, judge, fmt)

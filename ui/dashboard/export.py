@@ -13,10 +13,10 @@ import shlex
 
 import streamlit as st
 
-from pooling.errors import JudgepoolError
-from pooling.export import EXPORT_FORMATS, EXPORT_SOURCES, export_file_name
-from ui.dashboard import data
-from ui.dashboard.view import View, render_page, safe_version, show_error
+from judgepool.pooling.errors import JudgepoolError
+from judgepool.pooling.export import EXPORT_FORMATS, EXPORT_SOURCES, export_file_name
+from judgepool.ui.dashboard import data
+from judgepool.ui.dashboard.view import View, render_page, safe_version, show_error
 
 SOURCE_HELP = {
     "effective": "the label every measure uses: latest human, else latest ok judge label",

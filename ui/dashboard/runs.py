@@ -10,16 +10,16 @@ from typing import TYPE_CHECKING, Any
 
 import streamlit as st
 
-from pooling.errors import JudgepoolError
-from ui.dashboard import data
-from ui.dashboard.charts import means_chart
-from ui.dashboard.view import View, md, render_page, safe_version, show_error
+from judgepool.pooling.errors import JudgepoolError
+from judgepool.ui.dashboard import data
+from judgepool.ui.dashboard.charts import means_chart
+from judgepool.ui.dashboard.view import View, md, render_page, safe_version, show_error
 
 if TYPE_CHECKING:
     import pandas as pd
 
-    from metrics.evaluate import Evaluation
-    from pooling.pool import PoolSummary
+    from judgepool.metrics.evaluate import Evaluation
+    from judgepool.pooling.pool import PoolSummary
 
 GATE = 0.9
 

@@ -14,9 +14,9 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from pooling.errors import DatabaseBusyError, JudgepoolError
-from pooling.store import resolve_db_path
-from ui.dashboard import data
+from judgepool.pooling.errors import DatabaseBusyError, JudgepoolError
+from judgepool.pooling.store import resolve_db_path
+from judgepool.ui.dashboard import data
 
 ANY_JUDGE = "any judge"
 REFRESH_CHOICES = (2, 5, 10, 30)
