@@ -90,7 +90,7 @@ def ingest_qrels(
         f"j.qid = n.qid AND j.doc_id = n.doc_id AND j.level = {quote(level)} "
         f"AND j.source = 'human' AND j.labeller = {quote(labeller)}"
     )
-    with store.write() as con:
+    with store.write(create=True) as con:
         if fmt == "trec":
             _load_trec(con, path)
         else:

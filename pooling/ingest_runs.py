@@ -153,7 +153,7 @@ def ingest_run(
     check_readable(path)
     fmt = detect_format(path, "run", fmt)
     name = check_run_name(name if name is not None else default_run_name(path))
-    with store.write() as con:
+    with store.write(create=True) as con:
         if fmt == "trec":
             _load_trec(con, path)
         elif fmt == "jsonl":

@@ -44,7 +44,7 @@ def ingest_queries(store: Store, path: str | Path, fmt: str | None = None) -> Te
     fmt = detect_format(path, "queries", fmt)
     rows = read_queries(path, fmt)
     table = pa.table({"qid": [q for q, _ in rows], "text": [t for _, t in rows]})
-    with store.write() as con, registered(con, "_queries_arrow", table):
+    with store.write(create=True) as con, registered(con, "_queries_arrow", table):
         (replaced,) = one(
             con, "SELECT count(*) FROM queries WHERE qid IN (SELECT qid FROM _queries_arrow)"
         )
@@ -94,7 +94,7 @@ def ingest_docs(store: Store, path: str | Path, fmt: str | None = None) -> Texts
     fmt = detect_format(path, "docs", fmt)
     source = str(path.resolve())
     total = replaced = without = parents = 0
-    with store.write() as con:
+    with store.write(create=True) as con:
         batch: list[DocRow] = []
         for row in iter_docs(path, fmt):
             batch.append(row)

@@ -108,8 +108,33 @@ def _applied_version(con: duckdb.DuckDBPyConnection) -> int:
     return int(row[0]) if row else 0
 
 
-def _migrate(con: duckdb.DuckDBPyConnection, path: Path) -> None:
-    """Apply the migrations this database lacks, each in its own transaction."""
+def _table_count(con: duckdb.DuckDBPyConnection) -> int:
+    row = con.execute("SELECT count(*) FROM information_schema.tables").fetchone()
+    return int(row[0]) if row else 0
+
+
+def _check_ours(con: duckdb.DuckDBPyConnection, path: Path, create: bool) -> None:
+    """Refuse a DuckDB file that is not a judgepool database (another application's file must
+    never get our tables), and an empty one unless this write may create the schema."""
+    if _applied_version(con) > 0:
+        return
+    if _table_count(con) > 0:
+        raise DatabaseError(
+            f"{path} is a DuckDB file but not a judgepool database (it has tables of its own and "
+            "no judgepool schema); nothing was changed in it",
+            "point --db / JUDGEPOOL_DB at a judgepool database, or at a new file name",
+        )
+    if not create:
+        raise DatabaseError(
+            f"database {path} is empty: nothing has been ingested into it yet",
+            "start with `judgepool ingest queries|docs|qrels|run FILE`",
+        )
+
+
+def _migrate(con: duckdb.DuckDBPyConnection, path: Path, create: bool) -> None:
+    """Apply the migrations this database lacks, each in its own transaction; the schema itself
+    is created only when `create` (an ingest into a new or empty file)."""
+    _check_ours(con, path, create)
     version = _applied_version(con)
     if version > SCHEMA_VERSION:
         raise DatabaseError(
@@ -142,7 +167,7 @@ class Store:
     """One judgepool database file; hands out short-lived connections to it.
 
     >>> store = Store("eval.duckdb")
-    >>> with store.write() as con:      # one transaction, committed on success
+    >>> with store.write(create=True) as con:  # one transaction; ingest may create the file
     ...     con.execute("INSERT INTO queries VALUES ('q1', 'text', NULL, now())")
     >>> with store.read() as con:       # read-only, released at the end of the block
     ...     con.execute("SELECT count(*) FROM queries").fetchone()
@@ -156,7 +181,7 @@ class Store:
         """Whether the database file is there (it is created by the first write)."""
         return self.path.exists()
 
-    def _acquire(self, read_only: bool) -> duckdb.DuckDBPyConnection:
+    def _acquire(self, read_only: bool, create: bool = False) -> duckdb.DuckDBPyConnection:
         deadline = time.monotonic() + _lock_timeout()
         with _registry_cond:
             while True:
@@ -165,14 +190,21 @@ class Store:
                     con = _open(self.path, read_only=read_only)
                     if not read_only:
                         try:
-                            _migrate(con, self.path)
+                            _migrate(con, self.path, create)
                         except Exception:
                             con.close()
                             raise
-                    elif _applied_version(con) != SCHEMA_VERSION:
-                        con.close()
-                        self._upgrade_then_reopen()
-                        continue
+                    else:
+                        try:
+                            _check_ours(con, self.path, create=False)
+                            current = _applied_version(con) == SCHEMA_VERSION
+                        except Exception:
+                            con.close()
+                            raise
+                        if not current:
+                            con.close()
+                            self._upgrade_then_reopen()
+                            continue
                     shared = _Shared(con, read_only, 0)
                     _registry[self._key] = shared
                 if shared.read_only and not read_only:
@@ -190,7 +222,7 @@ class Store:
     def _upgrade_then_reopen(self) -> None:
         con = _open(self.path, read_only=False)
         try:
-            _migrate(con, self.path)
+            _migrate(con, self.path, create=False)
         finally:
             con.close()
 
@@ -219,14 +251,23 @@ class Store:
             self._release(cursor)
 
     @contextmanager
-    def write(self) -> Iterator[duckdb.DuckDBPyConnection]:
-        """A read-write connection holding one transaction: all of it commits, or none of it."""
+    def write(self, create: bool = False) -> Iterator[duckdb.DuckDBPyConnection]:
+        """A read-write connection holding one transaction: all of it commits, or none of it.
+
+        Only ingest passes `create=True`: it may make a new file (or fill an empty one) with the
+        schema. Every other writer needs a judgepool database that exists.
+        """
         if self.path.parent and not self.path.parent.exists():
             raise DatabaseError(
                 f"the folder of database {self.path} does not exist",
                 f"create {self.path.parent} first, or choose another --db",
             )
-        cursor = self._acquire(read_only=False)
+        if not create and not self.exists():
+            raise DatabaseError(
+                f"no database at {self.path}",
+                "create it with `judgepool ingest ...`, or point --db / JUDGEPOOL_DB at it",
+            )
+        cursor = self._acquire(read_only=False, create=create)
         try:
             cursor.execute("BEGIN TRANSACTION")
             try:

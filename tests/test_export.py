@@ -92,6 +92,8 @@ def test_jsonl_has_every_field_and_the_provenance(store: Store) -> None:
 
 def test_text_is_utf8_and_ids_with_odd_characters_survive(write: Writer) -> None:
     store = Store()
+    with store.write(create=True):
+        pass  # an empty judgepool database (as an ingest would make it)
     write_judgments(
         store,
         [

@@ -33,7 +33,7 @@ def python(code: str, *args: str) -> subprocess.Popen[str]:
 
 def test_new_database_records_every_named_migration(tmp_path: Path) -> None:
     store = Store(tmp_path / "new.duckdb")
-    with store.write() as con:
+    with store.write(create=True) as con:
         applied = con.execute("SELECT version, name FROM schema_migrations ORDER BY 1").fetchall()
     assert applied == [(m.version, m.name) for m in MIGRATIONS]
     assert store.schema_version() == SCHEMA_VERSION
@@ -41,7 +41,7 @@ def test_new_database_records_every_named_migration(tmp_path: Path) -> None:
 
 def test_a_database_from_a_newer_judgepool_is_refused(tmp_path: Path) -> None:
     store = Store(tmp_path / "future.duckdb")
-    with store.write() as con:
+    with store.write(create=True) as con:
         con.execute("INSERT INTO schema_migrations VALUES (999, 'from_the_future', now())")
     with pytest.raises(DatabaseError, match="schema version 999, newer than"), store.write():
         pass
@@ -49,7 +49,7 @@ def test_a_database_from_a_newer_judgepool_is_refused(tmp_path: Path) -> None:
 
 def test_a_failed_transaction_leaves_nothing(tmp_path: Path) -> None:
     store = Store(tmp_path / "t.duckdb")
-    with pytest.raises(RuntimeError), store.write() as con:
+    with pytest.raises(RuntimeError), store.write(create=True) as con:
         con.execute("INSERT INTO queries VALUES ('q1', 'x', NULL, now())")
         raise RuntimeError("crash in the middle")
     with store.read() as con:
@@ -60,7 +60,7 @@ def test_busy_database_waits_then_says_who_holds_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     db = tmp_path / "busy.duckdb"
-    with Store(db).write():
+    with Store(db).write(create=True):
         pass
     holder = python(
         """
@@ -87,7 +87,7 @@ def test_busy_database_waits_then_says_who_holds_it(
 
 def test_a_brief_holder_is_waited_for(tmp_path: Path) -> None:
     db = tmp_path / "brief.duckdb"
-    with Store(db).write():
+    with Store(db).write(create=True):
         pass
     holder = python(
         """
