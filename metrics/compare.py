@@ -79,7 +79,7 @@ class Comparison:
 
     def error(self) -> GateRefusedError | None:
         """The refusal (exit code 3) when the gate refused and nothing was forced."""
-        if not self.refused or self.force or self.command is None:
+        if not self.refused or self.force:
             return None
         return refusal(self.refused, self.evaluation.k, self.gate, self.command)
 
@@ -193,9 +193,15 @@ def compare(
     )  # fmt: skip
     summaries = evaluation.summaries
     refused = under_gate(
-        {r: summaries[r].judged for r in runs}, {r: summaries[r].holes for r in runs}, runs, gate
+        runs,
+        {r: summaries[r].judged_exact for r in runs},
+        {r: summaries[r].holes for r in runs},
+        gate,
+        missing={r: summaries[r].missing for r in runs},
+        queries=len(evaluation.qids),
     )
-    command = fill_command(store, k, [r.run for r in refused], level, judge) if refused else None
+    holey = [r.run for r in refused if r.holes]
+    command = fill_command(store, k, holey, level, judge) if holey else None
     deltas: tuple[Delta, ...] = ()
     if force or not refused:
         deltas = paired_deltas(evaluation, baseline, candidates, [r.run for r in refused], alpha)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -29,9 +30,10 @@ from judgepool.metrics.bootstrap import (
     percentile_interval,
 )
 from judgepool.metrics.compute import defined, filled, per_query
-from judgepool.metrics.load import EvalData, load
+from judgepool.metrics.load import EvalData, TopK, load
 from judgepool.metrics.measures import Measure, check_k, check_rel, default_measures
 from judgepool.pooling.errors import UsageError
+from judgepool.pooling.pool import exact_judged
 from judgepool.pooling.store import Store
 
 Interval = tuple[float, float]
@@ -40,7 +42,10 @@ TOP_GRADE = 3  # the judge's highest grade (UMBRELA scale 0-3)
 
 @dataclass(frozen=True)
 class RunSummary:
-    """One run's means (None when no query is averaged), intervals, judged@k, holes and bounds."""
+    """One run's means (None when no query is averaged), intervals, judged@k, holes and bounds.
+
+    `judged_exact` is judged@k as an exact fraction (what the gate decides on); `judged` is its
+    nearest float."""
 
     run: str
     mean: dict[str, float | None]
@@ -49,6 +54,7 @@ class RunSummary:
     holes: int
     missing: int
     bounds: dict[str, tuple[float | None, float | None]] | None
+    judged_exact: Fraction = Fraction(0)
 
 
 @dataclass(frozen=True)
@@ -152,6 +158,19 @@ def _bounds(
     return out
 
 
+def judged_fractions(top: TopK, k: int) -> list[Fraction]:
+    """Each run's judged@k, exactly, from the integer counts of labelled and shown docs."""
+    labelled = (~np.isnan(top.grades[:, :, :k])).sum(axis=2)
+    shown = np.minimum(top.returned, k)
+    out = []
+    for run in range(shown.shape[0]):
+        pairs, n = np.unique(np.stack([labelled[run], shown[run]], axis=1), axis=0,
+                             return_counts=True)  # fmt: skip
+        counts = [(int(a), int(b), int(c)) for (a, b), c in zip(pairs, n, strict=True)]
+        out.append(exact_judged(counts, int(shown.shape[1])))
+    return out
+
+
 def evaluate_data(
     data: EvalData,
     measures: Sequence[Measure],
@@ -162,13 +181,12 @@ def evaluate_data(
     """The evaluation of already loaded data (what `evaluate` does after reading the store)."""
     if resamples < 1:
         raise UsageError(f"resamples={resamples} is not positive", "use e.g. --resamples 10000")
-    judged_measure = next((m for m in measures if m.kind == "Judged"), Measure("Judged", data.k))
     grade_max = int(data.labels.grades.max()) if data.labels.grades.size else TOP_GRADE
     top = max(TOP_GRADE, grade_max) if top_grade is None else top_grade
     values = {str(m): per_query(m, data.top, data.labels) for m in measures}
     averaged = {str(m): defined(m, data.labels) for m in measures}
     boot = bootstrap_all(values, averaged, resamples, seed)
-    judged = per_query(judged_measure, data.top, data.labels).mean(axis=1)
+    judged = judged_fractions(data.top, data.k)
     holes = data.top.holes.sum(axis=(1, 2))
     missing = (data.top.returned == 0).sum(axis=1)
     means = {name: _means(v, averaged[name]) for name, v in values.items()}
@@ -190,6 +208,7 @@ def evaluate_data(
             holes=int(holes[i]),
             missing=int(missing[i]),
             bounds=_bounds(data, measures, i, top, run_means) if holes[i] else None,
+            judged_exact=judged[i],
         )
     return Evaluation(
         level=data.level,

@@ -11,7 +11,7 @@ The JSON object (one per call) is::
                     "per_query": {QID: {MEASURE: x | null}}}},
      "comparisons": [{"baseline", "candidate", "measure", "n", "delta", "ci95": [lo, hi],
                       "p", "p_holm", "significant", "unreliable"}],
-     "refused": [{"run", "judged", "holes"}], "unreliable": bool,
+     "refused": [{"run", "judged", "holes", "missing"}], "unreliable": bool,
      "gate": 0.9 | null, "judge_command": "..." | null}
 
 MEASURE names are "nDCG@k", "R(rel=3)@k", "nR@k", "Judged@k". A value that does not exist (a
@@ -84,7 +84,10 @@ def comparison_json(cmp: Comparison) -> dict[str, Any]:
     """The JSON object of `judgepool compare` (printed on a refusal too, with `refused` filled)."""
     out = evaluation_json(cmp.evaluation)
     out["comparisons"] = [delta_json(d) for d in cmp.deltas]
-    out["refused"] = [{"run": r.run, "judged": r.judged, "holes": r.holes} for r in cmp.refused]
+    out["refused"] = [
+        {"run": r.run, "judged": float(r.judged), "holes": r.holes, "missing": r.missing}
+        for r in cmp.refused
+    ]
     out["unreliable"] = cmp.unreliable
     out["gate"] = cmp.gate
     out["judge_command"] = cmp.command

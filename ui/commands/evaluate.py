@@ -60,10 +60,11 @@ def _csv(headers: Sequence[str], rows: Iterable[Sequence[Any]]) -> None:
         writer.writerow(["" if cell is None else cell for cell in row])
 
 
-def _ci(mean: float | None, ci: tuple[float, float] | None) -> str:
+def _ci(mean: float | None, ci: tuple[float, float] | None, shown: str | None = None) -> str:
     if mean is None:
         return "–"
-    return f"{mean:.3f} [{fmt_float(ci[0]) if ci else '–'}, {fmt_float(ci[1]) if ci else '–'}]"
+    low, high = (fmt_float(ci[0]), fmt_float(ci[1])) if ci else ("–", "–")
+    return f"{shown or f'{mean:.3f}'} [{low}, {high}]"
 
 
 def _signed(value: float | None) -> str:
@@ -88,13 +89,19 @@ def _averaged_note(ev: Evaluation) -> str:
     return "queries averaged: " + ", ".join(parts)
 
 
-def _runs_table(ev: Evaluation, flagged: Sequence[str] = ()) -> None:
+def _runs_table(ev: Evaluation, flagged: Sequence[str] = (), gate: float = 0.9) -> None:
+    from judgepool.metrics.gate import fmt_judged
+
     names = [str(m) for m in ev.measures]
+    judged = {str(m) for m in ev.measures if m.kind == "Judged"}
     headers = ["run", *names, "holes"] + (["note"] if flagged else [])
     rows = []
     for run in ev.runs:
         s = ev.summaries[run]
-        row = [run, *(_ci(s.mean[m], s.ci95[m]) for m in names), s.holes]
+        # Judged@k's mean is the gate's number: printed so that it reads on the right side.
+        exact = fmt_judged(s.judged_exact, gate)
+        cells = [_ci(s.mean[m], s.ci95[m], exact if m in judged else None) for m in names]
+        row = [run, *cells, s.holes]
         if flagged:
             row.append("UNRELIABLE" if run in flagged else "")
         rows.append(row)
@@ -202,12 +209,13 @@ def _comparison_table(cmp: Comparison) -> None:
         f"{_header(ev)}"
     )
     if cmp.unreliable:
-        listing = ", ".join(
-            f"{r.run} judged@{ev.k} {r.judged:.3f} ({r.holes} holes)" for r in cmp.refused
-        )
+        from judgepool.metrics.gate import describe
+
+        listing = "; ".join(describe(r, ev.k, cmp.gate) for r in cmp.refused)
         click.echo(f"UNRELIABLE (forced past the judged@{ev.k} gate of {cmp.gate:g}): {listing}")
-        click.echo(f"fill the holes with: {cmp.command}")
-    _runs_table(ev, flagged)
+        if cmp.command is not None:
+            click.echo(f"fill the holes with: {cmp.command}")
+    _runs_table(ev, flagged, cmp.gate)
     rows = [
         [
             d.candidate,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from judgepool.metrics.gate import judge_command
+from judgepool.metrics.gate import fmt_judged, judge_command
 from judgepool.pooling.store import Store
 from judgepool.ui.format import echo_jsonl, echo_table, echo_tsv, note
 from judgepool.ui.options import (
@@ -93,7 +93,13 @@ def pool(
     echo_table(
         ("run", "queries", "missing", f"judged@{depth}", "holes"),
         (
-            (r.run, r.queries - r.missing_queries, r.missing_queries, f"{r.judged:.3f}", r.holes)
+            (
+                r.run,
+                r.queries - r.missing_queries,
+                r.missing_queries,
+                fmt_judged(r.judged_exact),
+                r.holes,
+            )
             for r in summary.runs
         ),
         right=(1, 2, 3, 4),
