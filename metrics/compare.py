@@ -178,6 +178,7 @@ def compare(
     force: bool = False,
     alpha: float = ALPHA,
     top_grade: int | None = None,
+    average: str = "defined",
 ) -> Comparison:
     """Compare each candidate with the baseline; refused (no deltas) if a run is under the gate."""
     check_gate(gate)
@@ -189,7 +190,7 @@ def compare(
     runs = (baseline, *candidates)
     evaluation = evaluate(
         store, runs, level=level, judge=judge, k=k, rel=rel, key_rel=key_rel,
-        resamples=resamples, seed=seed, top_grade=top_grade,
+        resamples=resamples, seed=seed, top_grade=top_grade, average=average,
     )  # fmt: skip
     summaries = evaluation.summaries
     refused = under_gate(

@@ -3,6 +3,7 @@
 The JSON object (one per call) is::
 
     {"level": "chunk", "judge": null, "k": 10, "queries": 43,
+     "average": "defined" | "trec_eval",           # which queries the means are over
      "averaged": {MEASURE: n},                     # queries in each measure's mean
      "left_out": {MEASURE: [QID, ...]},            # evaluation-set queries not in that mean
      "runs": {RUN: {"queries": n, "missing": m, "judged": x, "holes": h,
@@ -53,6 +54,7 @@ def evaluation_json(ev: Evaluation) -> dict[str, Any]:
         "judge": ev.judge,
         "k": ev.k,
         "queries": len(ev.qids),
+        "average": ev.average,
         "averaged": {m: ev.n(m) for m in names},
         "left_out": {m: ev.left_out(m) for m in names},
         "runs": runs,

@@ -41,6 +41,11 @@ def _measure_options(func: F) -> F:
                          help="Seed of the resampling [default: a fixed seed, so runs repeat]."),
             click.option("--format", "fmt", type=click.Choice(["table", "json", "csv"]),
                          default="table", show_default=True),
+            click.option("--average", type=click.Choice(["defined", "trec_eval"]),
+                         default="defined", show_default=True,
+                         help="defined: each mean over the queries with a doc at the measure's "
+                         "threshold; trec_eval: over every query, those counting 0, exactly as "
+                         "trec_eval -c (to reproduce published tables)."),
         )
     ):  # fmt: skip
         func = option(func)
@@ -80,6 +85,14 @@ def _header(ev: Evaluation) -> str:
 
 
 def _averaged_note(ev: Evaluation) -> str:
+    if ev.average == "trec_eval":
+        counts = ", ".join(f"{m} {ev.n(str(m))}" for m in ev.measures)
+        zeroed = [f"{m} {ev.zeroed(str(m))}" for m in ev.measures if ev.zeroed(str(m))]
+        return (
+            "queries averaged (as trec_eval -c: a query with no doc at a measure's threshold "
+            f"counts 0): {counts}"
+            + (f"; of them counted 0 for want of such a doc: {', '.join(zeroed)}" if zeroed else "")
+        )
     parts = []
     for m in ev.measures:
         name = str(m)
@@ -165,6 +178,7 @@ def eval_command(
     resamples: int,
     seed: int | None,
     fmt: str,
+    average: str,
     per_query: bool,
 ) -> None:
     """nDCG@K, R(rel=3)@K, nR@K and Judged@K of the runs, with 95% bootstrap intervals.
@@ -184,7 +198,7 @@ def eval_command(
 
     ev = evaluate(
         store, runs or None, level=level, judge=judge, k=k, rel=rel, key_rel=key_rel,
-        resamples=resamples, seed=_seed(seed),
+        resamples=resamples, seed=_seed(seed), average=average,
     )  # fmt: skip
     if fmt == "json":
         echo_json(ev.to_json())
@@ -266,6 +280,7 @@ def compare_command(
     resamples: int,
     seed: int | None,
     fmt: str,
+    average: str,
     gate: float,
     force: bool,
 ) -> None:
@@ -279,7 +294,7 @@ def compare_command(
 
     cmp = compare(
         store, baseline, candidates, level=level, judge=judge, k=k, rel=rel, key_rel=key_rel,
-        resamples=resamples, seed=_seed(seed), gate=gate, force=force,
+        resamples=resamples, seed=_seed(seed), gate=gate, force=force, average=average,
     )  # fmt: skip
     error = cmp.error()
     if fmt == "json":
