@@ -22,7 +22,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from judgepool.pooling.errors import UsageError
-from judgepool.pooling.labels import check_level, effective_labels_sql
+from judgepool.pooling.labels import check_level, effective_labels_sql, label_levels
 from judgepool.pooling.rankings import rankings_sql, run_keys
 from judgepool.pooling.store import Store
 
@@ -135,9 +135,18 @@ def load(
             con.execute(f"DROP TABLE IF EXISTS {qix}")
     if not qids:
         who = "any judge" if judge is None else f"judge {judge!r}"
+        others = [other for other in label_levels(store) if other != level]
+        hint = (
+            f"the labels are at the {others[0]} level: use --level {others[0]}"
+            if others
+            else "ingest qrels (`judgepool ingest qrels FILE`) or label the pool "
+            "(`judgepool judge`)"
+        )
+        if judge is not None and not others:
+            hint = f"check the judge's name (`judgepool status` lists labellers), or {hint}"
         raise UsageError(
             f"no query has an effective label at the {level} level (human labels or {who})",
-            "ingest qrels (`judgepool ingest qrels FILE`) or label the pool (`judgepool judge`)",
+            hint,
         )
     n_q = len(qids)
     grades = np.unique(hist["grade"]).astype(np.int64)

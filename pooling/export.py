@@ -112,6 +112,38 @@ def export_labels(
     return "".join(lines).encode("utf-8")
 
 
+def count_labels(store: Store, level: str, source: str, judge: str | None = None) -> int:
+    """How many labels `export_labels` would write (one per pair)."""
+    with store.read() as con:
+        row = con.execute(f"SELECT count(*) FROM ({chosen_labels_sql(level, source, judge)})")
+        found = row.fetchone()
+    return int(found[0]) if found else 0
+
+
+def nothing_to_export(
+    store: Store, level: str, source: str, judge: str | None = None
+) -> UsageError:
+    """The refusal of an export that would write nothing: which labels are missing, and which
+    neighbouring choices (the other level, the effective labels, any judge) would not be empty."""
+    of_judge = "" if judge is None else f" of judge {judge!r}"
+    other = "doc" if level == "chunk" else "chunk"
+    tries: list[tuple[str, str, str, str | None]] = [(f"--level {other}", other, source, judge)]
+    if source != "effective":
+        tries.append(("--source effective", level, "effective", judge))
+    if judge is not None:
+        tries.append(("no --judge (any judge)", level, source, None))
+    found = [(what, count_labels(store, lv, src, jd)) for what, lv, src, jd in tries]
+    found = [(what, n) for what, n in found if n]
+    hint = (
+        "these would not be empty: " + ", ".join(f"{what} ({n} labels)" for what, n in found)
+        if found
+        else "label some pairs first: `judgepool ingest qrels FILE` or `judgepool judge`"
+    )
+    return UsageError(
+        f"no {source} {level}-level labels{of_judge}: nothing to export, nothing written", hint
+    )
+
+
 def export_file_name(level: str, source: str, fmt: str) -> str:
     """The suggested file name of an export (the dashboard's download name)."""
     return f"qrels.{level}.{source}.{'txt' if fmt == 'trec' else 'jsonl'}"

@@ -176,6 +176,15 @@ def label_levels(store: Store) -> list[str]:
     return [level for level in LEVELS if level in found]
 
 
+def default_level(store: Store) -> Level:
+    """The level a command (or the dashboard) works at when none is chosen: the chunk level,
+    unless the database has labels at the doc level only (a re-chunking evaluated per
+    document), where chunk-level figures would all be empty. One rule for every command."""
+    if not store.exists():
+        return "chunk"
+    return "doc" if label_levels(store) == ["doc"] else "chunk"
+
+
 def labellers(store: Store, level: str | None = None) -> list[tuple[str, str, int]]:
     """(source, labeller, number of labels) for every labeller, most labels first."""
     where = "" if level is None else f"WHERE level = {quote(check_level(level))}"

@@ -51,9 +51,11 @@ def qrels(
 
     The dashboard's Export page downloads exactly these bytes.
     """
-    from judgepool.pooling.export import export_labels, write_atomic
+    from judgepool.pooling.export import export_labels, nothing_to_export, write_atomic
 
     payload = export_labels(store, level=level, source=source, judge=judge, fmt=fmt)
+    if not payload:
+        raise nothing_to_export(store, level, source, judge)
     count = payload.count(b"\n")
     if output is None:
         sys.stdout.flush()
