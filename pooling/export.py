@@ -10,16 +10,13 @@ TREC qrels are `qid 0 doc_id grade` lines; JSONL has one object per exported lab
 column of the judgments table (provenance parsed back into an object), so a label can be traced
 to the model, prompt and answer that produced it. Rows are ordered by qid, then doc_id (byte-wise),
 so the same database always gives the same bytes: the CLI and the dashboard both call
-`export_labels`, and their outputs are identical.
+`export_labels`, and their outputs are identical. Files are written by `pooling.outfile`.
 """
 
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from datetime import datetime
-from pathlib import Path
 from typing import Any
 
 from judgepool.pooling.errors import UsageError
@@ -147,28 +144,3 @@ def nothing_to_export(
 def export_file_name(level: str, source: str, fmt: str) -> str:
     """The suggested file name of an export (the dashboard's download name)."""
     return f"qrels.{level}.{source}.{'txt' if fmt == 'trec' else 'jsonl'}"
-
-
-def write_atomic(path: str | os.PathLike[str], data: bytes) -> Path:
-    """Write `data` to `path` through a temporary file in the same folder and `os.replace`.
-
-    A reader of `path` sees the old file or the new one, never a half-written one, and a crash
-    leaves no partial file behind.
-    """
-    target = Path(path)
-    folder = target.parent if str(target.parent) else Path(".")
-    if not folder.is_dir():
-        raise UsageError(f"folder {folder} does not exist", "create it, or choose another -o")
-    mode = target.stat().st_mode & 0o777 if target.exists() else 0o644
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
-    try:
-        os.fchmod(fd, mode)  # mkstemp makes 0600; keep the old file's mode, else rw-r--r--
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return target

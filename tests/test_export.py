@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 
 from judgepool.pooling.errors import UsageError
-from judgepool.pooling.export import JUDGMENT_FIELDS, export_labels, write_atomic
+from judgepool.pooling.export import JUDGMENT_FIELDS, export_labels
 from judgepool.pooling.labels import Judgment, write_judgments
+from judgepool.pooling.outfile import write_atomic
 from judgepool.pooling.overrides import override_label
 from judgepool.pooling.store import Store
 from tests.conftest import CliResult
