@@ -36,6 +36,7 @@ from judgepool.metrics.bootstrap import (
     percentile_interval,
 )
 from judgepool.metrics.compute import defined, filled, per_query
+from judgepool.metrics.idwarnings import id_warnings
 from judgepool.metrics.load import EvalData, Labels, TopK, load
 from judgepool.metrics.measures import Measure, check_k, check_rel, default_measures
 from judgepool.pooling.errors import UsageError
@@ -92,6 +93,7 @@ class Evaluation:
     boot: dict[str, NDArray[np.float64]] = field(repr=False)  # measure -> (resamples, runs)
     average: str = "defined"
     defined: dict[str, NDArray[np.bool_]] = field(default_factory=dict)  # queries with a value
+    warnings: tuple[str, ...] = ()  # metrics.idwarnings: runs missing most queries, odd ids
 
     def zeroed(self, measure: str) -> int:
         """How many averaged queries count 0 for want of a doc at the threshold (trec_eval)."""
@@ -266,6 +268,16 @@ def evaluate_data(
         boot=boot,
         average=average,
         defined={str(m): defined(m, data.labels) for m in measures},
+        warnings=id_warnings(
+            data.ids,
+            data.runs,
+            data.qids,
+            {
+                run: [q for q, n in zip(data.qids, data.top.returned[i], strict=True) if n == 0]
+                for i, run in enumerate(data.runs)
+            },
+            data.k,
+        ),
     )
 
 

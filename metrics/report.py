@@ -13,7 +13,8 @@ The JSON object (one per call) is::
      "comparisons": [{"baseline", "candidate", "measure", "n", "delta", "ci95": [lo, hi],
                       "p", "p_holm", "significant", "unreliable"}],
      "refused": [{"run", "judged", "holes", "missing"}], "unreliable": bool,
-     "gate": 0.9 | null, "judge_command": "..." | null}
+     "gate": 0.9 | null, "judge_command": "..." | null,
+     "warnings": ["run 'x' returned nothing for 43 of 43 evaluation-set queries ...", ...]}
 
 MEASURE names are "nDCG@k", "R(rel=3)@k", "nR@k", "Judged@k". A value that does not exist (a
 mean over no query, a query left out of a measure) is null, never 0.
@@ -63,6 +64,7 @@ def evaluation_json(ev: Evaluation) -> dict[str, Any]:
         "unreliable": False,
         "gate": None,
         "judge_command": None,
+        "warnings": list(ev.warnings),
     }
 
 

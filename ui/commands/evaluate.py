@@ -102,6 +102,12 @@ def _averaged_note(ev: Evaluation) -> str:
     return "queries averaged: " + ", ".join(parts)
 
 
+def _warn(ev: Evaluation) -> None:
+    """The evaluation's warnings, loudly, on stderr (so stdout stays machine-readable)."""
+    for text in ev.warnings:
+        click.echo(f"warning: {text}", err=True)
+
+
 def _runs_table(ev: Evaluation, flagged: Sequence[str] = (), gate: float = 0.9) -> None:
     from judgepool.metrics.gate import fmt_judged
 
@@ -200,6 +206,7 @@ def eval_command(
         store, runs or None, level=level, judge=judge, k=k, rel=rel, key_rel=key_rel,
         resamples=resamples, seed=_seed(seed), average=average,
     )  # fmt: skip
+    _warn(ev)
     if fmt == "json":
         echo_json(ev.to_json())
     elif fmt == "csv":
@@ -297,6 +304,7 @@ def compare_command(
         resamples=resamples, seed=_seed(seed), gate=gate, force=force, average=average,
     )  # fmt: skip
     error = cmp.error()
+    _warn(cmp.evaluation)
     if fmt == "json":
         echo_json(cmp.to_json())
     elif error is None and fmt == "csv":

@@ -111,6 +111,8 @@ def body(view: View) -> None:
         key="runs_table",
     )
     st.caption(averaged_caption(ev))
+    for text in ev.warnings:
+        st.warning(md(text))
     if under:
         st.warning(
             f"{len(under)} run(s) under the {judged_name} gate of {GATE:g}: "
