@@ -129,7 +129,10 @@ def write_atomic(
     if not folder.is_dir():
         raise UsageError(f"folder {folder} does not exist", "create it, or choose another -o")
     mode = stat.S_IMODE(os.lstat(target).st_mode) if target.exists() else 0o644
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
+    except OSError as err:  # say the folder, not the name of a temporary file never made
+        raise OSError(err.errno, err.strerror, str(folder)) from err
     try:
         os.fchmod(fd, mode)  # mkstemp makes 0600; keep the old file's mode, else rw-r--r--
         with os.fdopen(fd, "wb") as fh:
