@@ -186,7 +186,10 @@ def compare(
     if not candidates:
         raise UsageError("no candidate to compare", "give at least one CANDIDATE run")
     if baseline in candidates:
-        raise UsageError(f"run {baseline!r} is both the baseline and a candidate")
+        raise UsageError(
+            f"run {baseline!r} is both the baseline and a candidate",
+            "name it once: as the BASELINE or among the CANDIDATE runs",
+        )
     runs = (baseline, *candidates)
     evaluation = evaluate(
         store, runs, level=level, judge=judge, k=k, rel=rel, key_rel=key_rel,

@@ -112,7 +112,10 @@ class Evaluation:
     def run_index(self, run: str) -> int:
         """The row of `run` in the value arrays."""
         if run not in self.runs:
-            raise UsageError(f"run {run!r} is not in this evaluation ({', '.join(self.runs)})")
+            raise UsageError(
+                f"run {run!r} is not in this evaluation ({', '.join(self.runs)})",
+                "evaluate it too (add --run NAME), or pick one of those",
+            )
         return self.runs.index(run)
 
     def per_query(self, run: str) -> dict[str, dict[str, float | None]]:

@@ -53,7 +53,10 @@ class Measure:
                 object.__setattr__(self, "rel", DEFAULT_REL[self.kind])
             check_rel(int(self.rel or 0))
         elif self.rel is not None:
-            raise UsageError(f"{self.kind} takes no relevance threshold (rel={self.rel})")
+            raise UsageError(
+                f"{self.kind} takes no relevance threshold (rel={self.rel})",
+                f"write it without one, e.g. {self.kind}@{self.k}",
+            )
 
     @property
     def threshold(self) -> int | None:

@@ -54,13 +54,22 @@ class Judgment:
         """Refuse a label the table's constraints would refuse, with a readable message."""
         check_level(self.level)
         if self.source not in SOURCES:
-            raise UsageError(f"label source {self.source!r} is not one of {SOURCES}")
+            raise UsageError(
+                f"label source {self.source!r} is not one of {SOURCES}",
+                f"use source={' or '.join(map(repr, SOURCES))}",
+            )
         if self.status not in STATUSES:
-            raise UsageError(f"label status {self.status!r} is not one of {STATUSES}")
+            raise UsageError(
+                f"label status {self.status!r} is not one of {STATUSES}",
+                f"use one of status={', '.join(map(repr, STATUSES))}",
+            )
         if self.status == "ok" and self.grade is None:
-            raise UsageError(f"an ok label needs a grade ({self.qid}, {self.doc_id})")
+            raise UsageError(
+                f"an ok label needs a grade ({self.qid}, {self.doc_id})",
+                "give the grade, or record the label with status 'unparsed' or 'error'",
+            )
         if not self.labeller:
-            raise UsageError("a label needs a labeller")
+            raise UsageError("a label needs a labeller", "name who or what gave it (labeller=)")
 
 
 _COLUMNS = (

@@ -83,6 +83,17 @@ def report_error(err: JudgepoolError, to_stderr: bool = True) -> None:
     click.echo(f"error: {err}{hint}", err=to_stderr)
 
 
+def report_click_error(err: click.ClickException) -> None:
+    """A bad command line (click's own checks) in our form: `error: problem — what to do`."""
+    problem = " ".join(err.format_message().split())
+    if isinstance(err, click.UsageError):
+        path = err.ctx.command_path if err.ctx is not None else "judgepool"
+        hint = f"see `{path} -h` for what it takes"
+    else:
+        hint = "check the path and the file's permissions"
+    click.echo(f"error: {problem} — {hint}", err=True)
+
+
 def _quiet_stdout() -> None:
     """After stdout failed (a full disk behind it), point it at /dev/null so the interpreter's
     last flush cannot print a second, raw error."""
@@ -104,7 +115,7 @@ def main(argv: list[str] | None = None) -> None:
         click.echo("aborted", err=True)
         sys.exit(130)
     except click.ClickException as err:
-        err.show()
+        report_click_error(err)
         sys.exit(err.exit_code)
     except KeyboardInterrupt:
         click.echo("interrupted", err=True)

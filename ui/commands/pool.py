@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from judgepool.metrics.gate import fmt_judged, judge_command
+from judgepool.pooling.errors import UsageError
 from judgepool.pooling.store import Store
 from judgepool.ui.format import echo_jsonl, echo_table, echo_tsv, note
 from judgepool.ui.options import (
@@ -83,7 +84,10 @@ def pool(
         note(f"{len(holes)} holes at depth {depth} ({level} level)")
         return
     if fmt not in (None, "table"):
-        raise click.UsageError("--format tsv|jsonl applies to --list")
+        raise UsageError(
+            f"--format {fmt} applies to --list (the holes), not to the summary",
+            f"add --list, or leave out --format {fmt}",
+        )
     summary = pool_summary(store, depth, runs, level, judge, all_queries)
     scope = "every query of the runs" if all_queries else "queries with at least one label"
     click.echo(
