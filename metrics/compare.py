@@ -79,7 +79,7 @@ class Comparison:
 
     def error(self) -> GateRefusedError | None:
         """The refusal (exit code 3) when the gate refused and nothing was forced."""
-        if not self.refused or self.force or self.command is None:
+        if not self.refused or self.force:
             return None
         return refusal(self.refused, self.evaluation.k, self.gate, self.command)
 
@@ -178,6 +178,7 @@ def compare(
     force: bool = False,
     alpha: float = ALPHA,
     top_grade: int | None = None,
+    average: str = "defined",
 ) -> Comparison:
     """Compare each candidate with the baseline; refused (no deltas) if a run is under the gate."""
     check_gate(gate)
@@ -185,17 +186,26 @@ def compare(
     if not candidates:
         raise UsageError("no candidate to compare", "give at least one CANDIDATE run")
     if baseline in candidates:
-        raise UsageError(f"run {baseline!r} is both the baseline and a candidate")
+        raise UsageError(
+            f"run {baseline!r} is both the baseline and a candidate",
+            "name it once: as the BASELINE or among the CANDIDATE runs",
+        )
     runs = (baseline, *candidates)
     evaluation = evaluate(
         store, runs, level=level, judge=judge, k=k, rel=rel, key_rel=key_rel,
-        resamples=resamples, seed=seed, top_grade=top_grade,
+        resamples=resamples, seed=seed, top_grade=top_grade, average=average,
     )  # fmt: skip
     summaries = evaluation.summaries
     refused = under_gate(
-        {r: summaries[r].judged for r in runs}, {r: summaries[r].holes for r in runs}, runs, gate
+        runs,
+        {r: summaries[r].judged_exact for r in runs},
+        {r: summaries[r].holes for r in runs},
+        gate,
+        missing={r: summaries[r].missing for r in runs},
+        queries=len(evaluation.qids),
     )
-    command = fill_command(store, k, [r.run for r in refused], level, judge) if refused else None
+    holey = [r.run for r in refused if r.holes]
+    command = fill_command(store, k, holey, level, judge) if holey else None
     deltas: tuple[Delta, ...] = ()
     if force or not refused:
         deltas = paired_deltas(evaluation, baseline, candidates, [r.run for r in refused], alpha)

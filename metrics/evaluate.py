@@ -3,9 +3,15 @@
 Which queries count, stated in every report:
 - the **evaluation set** is the queries with at least one effective label at the level (human,
   else the chosen judge's); a run that returned nothing for one of them scores 0 there;
-- a measure's mean is over the evaluation-set queries that have a doc at its threshold (grade
-  >= 1 for nDCG, >= rel for R and nR); the others are left out of that mean, and the number kept
-  is reported (`Evaluation.averaged`). Judged@k is averaged over the whole evaluation set.
+- by default (`average="defined"`) a measure's mean is over the evaluation-set queries that have
+  a doc at its threshold (grade >= 1 for nDCG, >= rel for R and nR); the others are left out of
+  that mean, and the number kept is reported (`Evaluation.averaged`). Judged@k is averaged over
+  the whole evaluation set;
+- with `average="trec_eval"` every mean is over the whole evaluation set and a query with no doc
+  at the threshold counts 0, exactly as `trec_eval -c` averages (trec_eval -c also counts 0 for a
+  qrels query the run misses, as we always do, and ignores queries that are not in the qrels,
+  as the evaluation set does), so means can be compared with published tables. Intervals and
+  paired tests are then over that same set.
 
 The 95% interval of a mean is a percentile bootstrap over those queries (10,000 resamples,
 seeded). Runs with holes also get **bounds**: each mean as it is (every hole counted grade 0, which
@@ -17,6 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -29,18 +36,33 @@ from judgepool.metrics.bootstrap import (
     percentile_interval,
 )
 from judgepool.metrics.compute import defined, filled, per_query
-from judgepool.metrics.load import EvalData, load
+from judgepool.metrics.idwarnings import id_warnings
+from judgepool.metrics.load import EvalData, Labels, TopK, load
 from judgepool.metrics.measures import Measure, check_k, check_rel, default_measures
 from judgepool.pooling.errors import UsageError
+from judgepool.pooling.pool import exact_judged
 from judgepool.pooling.store import Store
 
 Interval = tuple[float, float]
 TOP_GRADE = 3  # the judge's highest grade (UMBRELA scale 0-3)
+AVERAGES: tuple[str, ...] = ("defined", "trec_eval")
+
+
+def check_average(average: str) -> str:
+    """`defined` (the queries a measure is defined on) or `trec_eval` (every query, as -c)."""
+    if average not in AVERAGES:
+        raise UsageError(
+            f"unknown way to average {average!r}", f"use --average {'|'.join(AVERAGES)}"
+        )
+    return average
 
 
 @dataclass(frozen=True)
 class RunSummary:
-    """One run's means (None when no query is averaged), intervals, judged@k, holes and bounds."""
+    """One run's means (None when no query is averaged), intervals, judged@k, holes and bounds.
+
+    `judged_exact` is judged@k as an exact fraction (what the gate decides on); `judged` is its
+    nearest float."""
 
     run: str
     mean: dict[str, float | None]
@@ -49,6 +71,7 @@ class RunSummary:
     holes: int
     missing: int
     bounds: dict[str, tuple[float | None, float | None]] | None
+    judged_exact: Fraction = Fraction(0)
 
 
 @dataclass(frozen=True)
@@ -68,6 +91,15 @@ class Evaluation:
     averaged: dict[str, NDArray[np.bool_]]  # measure -> (queries,) the queries in its mean
     summaries: dict[str, RunSummary]
     boot: dict[str, NDArray[np.float64]] = field(repr=False)  # measure -> (resamples, runs)
+    average: str = "defined"
+    defined: dict[str, NDArray[np.bool_]] = field(default_factory=dict)  # queries with a value
+    warnings: tuple[str, ...] = ()  # metrics.idwarnings: runs missing most queries, odd ids
+
+    def zeroed(self, measure: str) -> int:
+        """How many averaged queries count 0 for want of a doc at the threshold (trec_eval)."""
+        if self.average != "trec_eval" or measure not in self.defined:
+            return 0
+        return int((~self.defined[measure]).sum())
 
     def n(self, measure: str) -> int:
         """How many queries the measure's means are over."""
@@ -80,7 +112,10 @@ class Evaluation:
     def run_index(self, run: str) -> int:
         """The row of `run` in the value arrays."""
         if run not in self.runs:
-            raise UsageError(f"run {run!r} is not in this evaluation ({', '.join(self.runs)})")
+            raise UsageError(
+                f"run {run!r} is not in this evaluation ({', '.join(self.runs)})",
+                "evaluate it too (add --run NAME), or pick one of those",
+            )
         return self.runs.index(run)
 
     def per_query(self, run: str) -> dict[str, dict[str, float | None]]:
@@ -135,20 +170,46 @@ def bootstrap_all(
     return boot
 
 
+def averaged_values(
+    measure: Measure, top: TopK, labels: Labels, average: str = "defined"
+) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
+    """(runs, queries) values and the (queries,) mask of the queries in the mean: the one place
+    that decides which queries a mean is over (see the module docstring)."""
+    values = per_query(measure, top, labels)
+    mask = defined(measure, labels)
+    if check_average(average) == "trec_eval":
+        return np.where(mask[None, :], values, 0.0), np.ones_like(mask)
+    return values, mask
+
+
 def _bounds(
     data: EvalData,
     measures: Sequence[Measure],
     run: int,
     top_grade: int,
     means: dict[str, float | None],
+    average: str,
 ) -> dict[str, tuple[float | None, float | None]]:
     top, labels = filled(data.top, data.labels, run, top_grade)
     out: dict[str, tuple[float | None, float | None]] = {}
     for measure in measures:
         if measure.kind == "Judged":
             continue
-        high = _means(per_query(measure, top, labels), defined(measure, labels))[0]
+        high = _means(*averaged_values(measure, top, labels, average))[0]
         out[str(measure)] = (means[str(measure)], high)
+    return out
+
+
+def judged_fractions(top: TopK, k: int) -> list[Fraction]:
+    """Each run's judged@k, exactly, from the integer counts of labelled and shown docs."""
+    labelled = (~np.isnan(top.grades[:, :, :k])).sum(axis=2)
+    shown = np.minimum(top.returned, k)
+    out = []
+    for run in range(shown.shape[0]):
+        pairs, n = np.unique(np.stack([labelled[run], shown[run]], axis=1), axis=0,
+                             return_counts=True)  # fmt: skip
+        counts = [(int(a), int(b), int(c)) for (a, b), c in zip(pairs, n, strict=True)]
+        out.append(exact_judged(counts, int(shown.shape[1])))
     return out
 
 
@@ -158,17 +219,19 @@ def evaluate_data(
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
     top_grade: int | None = None,
+    average: str = "defined",
 ) -> Evaluation:
     """The evaluation of already loaded data (what `evaluate` does after reading the store)."""
     if resamples < 1:
         raise UsageError(f"resamples={resamples} is not positive", "use e.g. --resamples 10000")
-    judged_measure = next((m for m in measures if m.kind == "Judged"), Measure("Judged", data.k))
+    check_average(average)
     grade_max = int(data.labels.grades.max()) if data.labels.grades.size else TOP_GRADE
     top = max(TOP_GRADE, grade_max) if top_grade is None else top_grade
-    values = {str(m): per_query(m, data.top, data.labels) for m in measures}
-    averaged = {str(m): defined(m, data.labels) for m in measures}
+    pairs = {str(m): averaged_values(m, data.top, data.labels, average) for m in measures}
+    values = {name: v for name, (v, _) in pairs.items()}
+    averaged = {name: mask for name, (_, mask) in pairs.items()}
     boot = bootstrap_all(values, averaged, resamples, seed)
-    judged = per_query(judged_measure, data.top, data.labels).mean(axis=1)
+    judged = judged_fractions(data.top, data.k)
     holes = data.top.holes.sum(axis=(1, 2))
     missing = (data.top.returned == 0).sum(axis=1)
     means = {name: _means(v, averaged[name]) for name, v in values.items()}
@@ -189,7 +252,8 @@ def evaluate_data(
             judged=float(judged[i]),
             holes=int(holes[i]),
             missing=int(missing[i]),
-            bounds=_bounds(data, measures, i, top, run_means) if holes[i] else None,
+            bounds=_bounds(data, measures, i, top, run_means, average) if holes[i] else None,
+            judged_exact=judged[i],
         )
     return Evaluation(
         level=data.level,
@@ -205,6 +269,18 @@ def evaluate_data(
         averaged=averaged,
         summaries=summaries,
         boot=boot,
+        average=average,
+        defined={str(m): defined(m, data.labels) for m in measures},
+        warnings=id_warnings(
+            data.ids,
+            data.runs,
+            data.qids,
+            {
+                run: [q for q, n in zip(data.qids, data.top.returned[i], strict=True) if n == 0]
+                for i, run in enumerate(data.runs)
+            },
+            data.k,
+        ),
     )
 
 
@@ -220,10 +296,15 @@ def evaluate(
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
     top_grade: int | None = None,
+    average: str = "defined",
 ) -> Evaluation:
-    """nDCG@k, R(rel=key_rel)@k, nR(rel=rel)@k and Judged@k of `runs` (default: every run)."""
+    """nDCG@k, R(rel=key_rel)@k, nR(rel=rel)@k and Judged@k of `runs` (default: every run),
+    averaged over the queries `average` says (see the module docstring)."""
     check_k(k)
     check_rel(rel)
     check_rel(key_rel)
+    check_average(average)
     data = load(store, runs, level=level, judge=judge, k=k)
-    return evaluate_data(data, default_measures(k, rel, key_rel), resamples, seed, top_grade)
+    return evaluate_data(
+        data, default_measures(k, rel, key_rel), resamples, seed, top_grade, average
+    )

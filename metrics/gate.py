@@ -1,9 +1,23 @@
-"""The judged@k gate: a comparison with a run whose top k is too little labelled is refused.
+"""The judged@k gate: one rule, on the exact fraction, for every command and dashboard page.
 
 A run under the gate (default 0.9) counts too many unlabelled docs as non-relevant for its
-scores to be compared; the refusal names each such run, its judged@k and holes, and the exact
-`judgepool judge ...` command that fills them. judged@k here is the same number as
-`pooling.pool.pool_summary`'s judged (same evaluation set, same definition).
+scores to be compared. The rule, `passes`, is the only place the decision is made:
+
+- judged@k is the mean over the evaluation set's queries of (labelled docs in the run's top
+  min(k, returned)) / min(k, returned), a query the run returned nothing for counting 0 (the
+  ir-measures Judged@k of DESIGN.md). It is computed from integer counts as an exact
+  `fractions.Fraction` (`pooling.pool.exact_judged`), never from floats;
+- the gate is the decimal number as written (`--gate 0.9` is exactly 9/10, not the binary
+  float nearest to it);
+- a run passes when judged@k >= gate, compared exactly: no epsilon, no rounding. A run at
+  exactly 9/10 passes, whatever its float mean prints; one at 0.8998 is refused.
+
+Every judged@k shown next to the gate goes through `fmt_judged`: three decimals, or as many more
+as it takes for the printed number to fall on the same side of the gate as the exact value, so
+a run under 0.9 never reads as 0.900. The refusal names each run under the gate, its judged@k,
+holes and queries it returned nothing for, and the `judgepool judge ...` command that fills the
+holes (only for runs that have holes: a run under the gate with none misses queries, which no
+judge can fix).
 
 This module stays light (no numpy) because `judgepool pool` imports `judge_command` at startup.
 """
@@ -11,15 +25,15 @@ This module stays light (no numpy) because `judgepool pool` imports `judge_comma
 from __future__ import annotations
 
 import shlex
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 
 from judgepool.pooling.errors import GateRefusedError, UsageError
 from judgepool.pooling.store import Store
 
 DEFAULT_GATE = 0.9
-# judged@k is a mean of fractions; a run exactly at the gate must not be refused for a rounding.
-_SLACK = 1e-9
+_MAX_DIGITS = 17  # past this a float cannot tell them apart: show the fraction itself
 
 
 def judge_command(
@@ -61,38 +75,89 @@ def check_gate(threshold: float) -> float:
     return threshold
 
 
+def gate_value(threshold: float | Fraction) -> Fraction:
+    """The gate as the exact decimal it was written as (0.9 -> 9/10)."""
+    if isinstance(threshold, Fraction):
+        return threshold
+    return Fraction(repr(float(check_gate(threshold))))
+
+
+def passes(judged: Fraction, threshold: float | Fraction = DEFAULT_GATE) -> bool:
+    """THE gate rule: judged@k (exact) at or above the gate (exact). Used by every caller."""
+    return judged >= gate_value(threshold)
+
+
+def fmt_judged(
+    judged: Fraction, threshold: float | Fraction = DEFAULT_GATE, digits: int = 3
+) -> str:
+    """judged@k for people: `digits` decimals, more when fewer would put it on the wrong side
+    of the gate (0.8998 is shown as 0.8998, never 0.900; 0.9 exactly as 0.900)."""
+    side = passes(judged, threshold)
+    for places in range(digits, _MAX_DIGITS + 1):
+        text = f"{float(judged):.{places}f}"
+        if passes(Fraction(text), threshold) == side:
+            return text
+    return f"{judged.numerator}/{judged.denominator}"
+
+
 @dataclass(frozen=True)
 class RefusedRun:
-    """A run under the gate: its judged@k and the holes in its top k."""
+    """A run under the gate: its exact judged@k, the holes in its top k, and the evaluation-set
+    queries it returned nothing for (out of `queries`)."""
 
     run: str
-    judged: float
+    judged: Fraction
     holes: int
+    missing: int = 0
+    queries: int = 0
 
 
 def under_gate(
-    judged: dict[str, float], holes: dict[str, int], runs: Sequence[str], threshold: float
+    runs: Sequence[str],
+    judged: Mapping[str, Fraction],
+    holes: Mapping[str, int],
+    threshold: float | Fraction,
+    missing: Mapping[str, int] | None = None,
+    queries: int = 0,
 ) -> tuple[RefusedRun, ...]:
-    """The runs (in the given order) whose judged@k is under `threshold`."""
+    """The runs (in the given order, once each) that do not pass the gate."""
     return tuple(
-        RefusedRun(run, judged[run], holes[run])
+        RefusedRun(run, judged[run], holes[run], (missing or {}).get(run, 0), queries)
         for run in dict.fromkeys(runs)
-        if judged[run] < threshold - _SLACK
+        if not passes(judged[run], threshold)
     )
+
+
+def describe(r: RefusedRun, k: int, threshold: float | Fraction) -> str:
+    """`dense-v2: judged@10 0.831, 122 holes` (+ the queries it misses, when it misses some)."""
+    text = f"{r.run}: judged@{k} {fmt_judged(r.judged, threshold)}, {r.holes} hole"
+    text += "" if r.holes == 1 else "s"
+    if r.missing:
+        text += f", nothing returned for {r.missing} of {r.queries} queries"
+    return text
 
 
 def refusal(
-    refused: Sequence[RefusedRun], k: int, threshold: float, command: str
+    refused: Sequence[RefusedRun], k: int, threshold: float, command: str | None
 ) -> GateRefusedError:
     """The error `judgepool compare` exits with (code 3): who is under the gate, and the fix."""
-    listing = "; ".join(
-        f"{r.run}: judged@{k} {r.judged:.3f}, {r.holes} hole{'s' if r.holes != 1 else ''}"
-        for r in refused
-    )
+    listing = "; ".join(describe(r, k, threshold) for r in refused)
+    fixes = []
+    if command is not None:
+        fixes.append(
+            f"fill the holes with: {command} (MODEL: a litellm model such as "
+            "openai/gpt-4o-mini, or offline for the local judge)"
+        )
+    astray = [r.run for r in refused if r.missing and (not r.holes or 2 * r.missing > r.queries)]
+    if astray:
+        fixes.append(
+            f"{', '.join(astray)}: no judge can fill a query a run returned nothing for; check "
+            "that the run names queries as the labels do (`judgepool eval` shows examples of "
+            "both) and ingest it again"
+        )
+    fixes.append("or pass --force to compare anyway (marked UNRELIABLE)")
     return GateRefusedError(
         f"comparison refused: {len(refused)} run(s) under the judged@{k} gate of {threshold:g} "
         f"({listing})",
-        f"fill the holes with: {command} (MODEL: a litellm model such as openai/gpt-4o-mini, "
-        "or offline for the local judge), "
-        "or pass --force to compare anyway (marked UNRELIABLE)",
+        ", ".join(fixes),
     )

@@ -1,10 +1,11 @@
 """Read what the measures need from the store, once, into numpy arrays.
 
-Two things are read in one short read-only connection:
+Three things are read in one short read-only connection:
 - the **labels**: every effective label of the evaluation set, summarised per query as a count of
   docs per grade (enough for ideal DCG and for "how many docs reach grade t", at any threshold);
 - the **top k** of every run on the evaluation set: the effective grade at each rank, NaN where
-  the doc has no effective label (a hole) or where the run returned fewer than k docs.
+  the doc has no effective label (a hole) or where the run returned fewer than k docs;
+- what `pooling.idcheck` finds about the runs' ids against the labels' (for the warnings).
 
 The evaluation set is the queries with at least one effective label at the level (the queries
 pooling's judged@k is averaged over); its order is qid order and every array follows it. Ranks
@@ -15,14 +16,15 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import NDArray
 
 from judgepool.pooling.errors import UsageError
-from judgepool.pooling.labels import check_level, effective_labels_sql
+from judgepool.pooling.idcheck import IdCheck, check_ids
+from judgepool.pooling.labels import check_level, effective_labels_sql, label_levels
 from judgepool.pooling.rankings import rankings_sql, run_keys
 from judgepool.pooling.store import Store
 
@@ -81,6 +83,7 @@ class EvalData:
     qids: tuple[str, ...]
     labels: Labels
     top: TopK
+    ids: IdCheck = field(default_factory=lambda: IdCheck({}, ()))  # pooling.idcheck's findings
 
 
 def _fetch_top(
@@ -88,11 +91,23 @@ def _fetch_top(
 ) -> dict[str, NDArray[np.generic]]:
     return con.execute(
         f"""SELECT r.run_key, q.qi, r.rank - 1 AS pos,
-                   coalesce(l.grade::DOUBLE, 'NaN'::DOUBLE) AS grade
+                   coalesce(l.grade::DOUBLE, 'NaN'::DOUBLE) AS grade,
+                   strlen(r.doc_id) <> length(r.doc_id) AS odd
             FROM ({rankings_sql(level, keys, k)}) r
             JOIN {qix} q ON q.qid = r.qid
             LEFT JOIN {lab} l ON l.qid = r.qid AND l.doc_id = r.doc_id"""
     ).fetchnumpy()
+
+
+def _covered(keys: dict[str, int], top: dict[str, NDArray[np.generic]]) -> dict[str, int]:
+    """How many evaluation-set queries each run ranks (from the top k just read)."""
+    if not top["run_key"].size:
+        return dict.fromkeys(keys, 0)
+    runs, queries = top["run_key"].astype(np.int64), top["qi"].astype(np.int64)
+    pairs = np.unique(np.stack([runs, queries]), axis=1)
+    found, counts = np.unique(pairs[0], return_counts=True)
+    per_key = {int(key): int(n) for key, n in zip(found, counts, strict=True)}
+    return {name: per_key.get(key, 0) for name, key in keys.items()}
 
 
 def load(
@@ -130,14 +145,24 @@ def load(
                 f"FROM {lab} l JOIN {qix} q ON q.qid = l.qid GROUP BY ALL"
             ).fetchnumpy()
             top = _fetch_top(con, level, key_list, k, lab, qix)
+            ids = check_ids(con, keys, level, judge, k, _covered(keys, top), bool(top["odd"].any()))
         finally:
             con.execute(f"DROP TABLE IF EXISTS {lab}")
             con.execute(f"DROP TABLE IF EXISTS {qix}")
     if not qids:
         who = "any judge" if judge is None else f"judge {judge!r}"
+        others = [other for other in label_levels(store) if other != level]
+        hint = (
+            f"the labels are at the {others[0]} level: use --level {others[0]}"
+            if others
+            else "ingest qrels (`judgepool ingest qrels FILE`) or label the pool "
+            "(`judgepool judge`)"
+        )
+        if judge is not None and not others:
+            hint = f"check the judge's name (`judgepool status` lists labellers), or {hint}"
         raise UsageError(
             f"no query has an effective label at the {level} level (human labels or {who})",
-            "ingest qrels (`judgepool ingest qrels FILE`) or label the pool (`judgepool judge`)",
+            hint,
         )
     n_q = len(qids)
     grades = np.unique(hist["grade"]).astype(np.int64)
@@ -161,4 +186,5 @@ def load(
         qids=qids,
         labels=Labels(grades, counts),
         top=TopK(cube, returned),
+        ids=ids,
     )

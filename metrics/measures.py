@@ -14,7 +14,9 @@ definitions into numbers. Names follow ir-measures, so `str(m)` is what ir-measu
                    negative ones included). ir-measures ``Judged@k``.
 
 A query with no doc at a measure's threshold (grade >= 1 for nDCG) has no value for it: it is left
-out of that measure's mean. Judged@k has no threshold and is defined on every query.
+out of that measure's mean, unless the evaluation averages as trec_eval -c does, where it counts 0
+(`metrics.evaluate`, `average="trec_eval"`). Judged@k has no threshold and is defined on every
+query.
 """
 
 from __future__ import annotations
@@ -51,7 +53,10 @@ class Measure:
                 object.__setattr__(self, "rel", DEFAULT_REL[self.kind])
             check_rel(int(self.rel or 0))
         elif self.rel is not None:
-            raise UsageError(f"{self.kind} takes no relevance threshold (rel={self.rel})")
+            raise UsageError(
+                f"{self.kind} takes no relevance threshold (rel={self.rel})",
+                f"write it without one, e.g. {self.kind}@{self.k}",
+            )
 
     @property
     def threshold(self) -> int | None:

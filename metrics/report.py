@@ -3,6 +3,7 @@
 The JSON object (one per call) is::
 
     {"level": "chunk", "judge": null, "k": 10, "queries": 43,
+     "average": "defined" | "trec_eval",           # which queries the means are over
      "averaged": {MEASURE: n},                     # queries in each measure's mean
      "left_out": {MEASURE: [QID, ...]},            # evaluation-set queries not in that mean
      "runs": {RUN: {"queries": n, "missing": m, "judged": x, "holes": h,
@@ -11,8 +12,9 @@ The JSON object (one per call) is::
                     "per_query": {QID: {MEASURE: x | null}}}},
      "comparisons": [{"baseline", "candidate", "measure", "n", "delta", "ci95": [lo, hi],
                       "p", "p_holm", "significant", "unreliable"}],
-     "refused": [{"run", "judged", "holes"}], "unreliable": bool,
-     "gate": 0.9 | null, "judge_command": "..." | null}
+     "refused": [{"run", "judged", "holes", "missing"}], "unreliable": bool,
+     "gate": 0.9 | null, "judge_command": "..." | null,
+     "warnings": ["run 'x' returned nothing for 43 of 43 evaluation-set queries ...", ...]}
 
 MEASURE names are "nDCG@k", "R(rel=3)@k", "nR@k", "Judged@k". A value that does not exist (a
 mean over no query, a query left out of a measure) is null, never 0.
@@ -53,6 +55,7 @@ def evaluation_json(ev: Evaluation) -> dict[str, Any]:
         "judge": ev.judge,
         "k": ev.k,
         "queries": len(ev.qids),
+        "average": ev.average,
         "averaged": {m: ev.n(m) for m in names},
         "left_out": {m: ev.left_out(m) for m in names},
         "runs": runs,
@@ -61,6 +64,7 @@ def evaluation_json(ev: Evaluation) -> dict[str, Any]:
         "unreliable": False,
         "gate": None,
         "judge_command": None,
+        "warnings": list(ev.warnings),
     }
 
 
@@ -84,7 +88,10 @@ def comparison_json(cmp: Comparison) -> dict[str, Any]:
     """The JSON object of `judgepool compare` (printed on a refusal too, with `refused` filled)."""
     out = evaluation_json(cmp.evaluation)
     out["comparisons"] = [delta_json(d) for d in cmp.deltas]
-    out["refused"] = [{"run": r.run, "judged": r.judged, "holes": r.holes} for r in cmp.refused]
+    out["refused"] = [
+        {"run": r.run, "judged": float(r.judged), "holes": r.holes, "missing": r.missing}
+        for r in cmp.refused
+    ]
     out["unreliable"] = cmp.unreliable
     out["gate"] = cmp.gate
     out["judge_command"] = cmp.command

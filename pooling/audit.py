@@ -291,7 +291,9 @@ def audit_sample(
     The result is shuffled so an auditor does not see the pairs grouped by the judge's grade.
     """
     if per_grade < 1:
-        raise UsageError(f"sample size {per_grade} per grade is not positive")
+        raise UsageError(
+            f"sample size {per_grade} per grade is not positive", "ask for 1 or more per grade"
+        )
     with store.read() as con:
         rows = con.execute(
             f"SELECT qid, doc_id, grade FROM ({_judge_labels_sql(level, judge)}) "

@@ -10,16 +10,13 @@ TREC qrels are `qid 0 doc_id grade` lines; JSONL has one object per exported lab
 column of the judgments table (provenance parsed back into an object), so a label can be traced
 to the model, prompt and answer that produced it. Rows are ordered by qid, then doc_id (byte-wise),
 so the same database always gives the same bytes: the CLI and the dashboard both call
-`export_labels`, and their outputs are identical.
+`export_labels`, and their outputs are identical. Files are written by `pooling.outfile`.
 """
 
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from datetime import datetime
-from pathlib import Path
 from typing import Any
 
 from judgepool.pooling.errors import UsageError
@@ -112,31 +109,38 @@ def export_labels(
     return "".join(lines).encode("utf-8")
 
 
+def count_labels(store: Store, level: str, source: str, judge: str | None = None) -> int:
+    """How many labels `export_labels` would write (one per pair)."""
+    with store.read() as con:
+        row = con.execute(f"SELECT count(*) FROM ({chosen_labels_sql(level, source, judge)})")
+        found = row.fetchone()
+    return int(found[0]) if found else 0
+
+
+def nothing_to_export(
+    store: Store, level: str, source: str, judge: str | None = None
+) -> UsageError:
+    """The refusal of an export that would write nothing: which labels are missing, and which
+    neighbouring choices (the other level, the effective labels, any judge) would not be empty."""
+    of_judge = "" if judge is None else f" of judge {judge!r}"
+    other = "doc" if level == "chunk" else "chunk"
+    tries: list[tuple[str, str, str, str | None]] = [(f"--level {other}", other, source, judge)]
+    if source != "effective":
+        tries.append(("--source effective", level, "effective", judge))
+    if judge is not None:
+        tries.append(("no --judge (any judge)", level, source, None))
+    found = [(what, count_labels(store, lv, src, jd)) for what, lv, src, jd in tries]
+    found = [(what, n) for what, n in found if n]
+    hint = (
+        "these would not be empty: " + ", ".join(f"{what} ({n} labels)" for what, n in found)
+        if found
+        else "label some pairs first: `judgepool ingest qrels FILE` or `judgepool judge`"
+    )
+    return UsageError(
+        f"no {source} {level}-level labels{of_judge}: nothing to export, nothing written", hint
+    )
+
+
 def export_file_name(level: str, source: str, fmt: str) -> str:
     """The suggested file name of an export (the dashboard's download name)."""
     return f"qrels.{level}.{source}.{'txt' if fmt == 'trec' else 'jsonl'}"
-
-
-def write_atomic(path: str | os.PathLike[str], data: bytes) -> Path:
-    """Write `data` to `path` through a temporary file in the same folder and `os.replace`.
-
-    A reader of `path` sees the old file or the new one, never a half-written one, and a crash
-    leaves no partial file behind.
-    """
-    target = Path(path)
-    folder = target.parent if str(target.parent) else Path(".")
-    if not folder.is_dir():
-        raise UsageError(f"folder {folder} does not exist", "create it, or choose another -o")
-    mode = target.stat().st_mode & 0o777 if target.exists() else 0o644
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
-    try:
-        os.fchmod(fd, mode)  # mkstemp makes 0600; keep the old file's mode, else rw-r--r--
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return target

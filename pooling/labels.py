@@ -54,13 +54,22 @@ class Judgment:
         """Refuse a label the table's constraints would refuse, with a readable message."""
         check_level(self.level)
         if self.source not in SOURCES:
-            raise UsageError(f"label source {self.source!r} is not one of {SOURCES}")
+            raise UsageError(
+                f"label source {self.source!r} is not one of {SOURCES}",
+                f"use source={' or '.join(map(repr, SOURCES))}",
+            )
         if self.status not in STATUSES:
-            raise UsageError(f"label status {self.status!r} is not one of {STATUSES}")
+            raise UsageError(
+                f"label status {self.status!r} is not one of {STATUSES}",
+                f"use one of status={', '.join(map(repr, STATUSES))}",
+            )
         if self.status == "ok" and self.grade is None:
-            raise UsageError(f"an ok label needs a grade ({self.qid}, {self.doc_id})")
+            raise UsageError(
+                f"an ok label needs a grade ({self.qid}, {self.doc_id})",
+                "give the grade, or record the label with status 'unparsed' or 'error'",
+            )
         if not self.labeller:
-            raise UsageError("a label needs a labeller")
+            raise UsageError("a label needs a labeller", "name who or what gave it (labeller=)")
 
 
 _COLUMNS = (
@@ -174,6 +183,15 @@ def label_levels(store: Store) -> list[str]:
             ).fetchall()
         }
     return [level for level in LEVELS if level in found]
+
+
+def default_level(store: Store) -> Level:
+    """The level a command (or the dashboard) works at when none is chosen: the chunk level,
+    unless the database has labels at the doc level only (a re-chunking evaluated per
+    document), where chunk-level figures would all be empty. One rule for every command."""
+    if not store.exists():
+        return "chunk"
+    return "doc" if label_levels(store) == ["doc"] else "chunk"
 
 
 def labellers(store: Store, level: str | None = None) -> list[tuple[str, str, int]]:

@@ -5,14 +5,16 @@ at the level (the queries trec_eval would evaluate). `all_queries=True` adds eve
 chosen runs, for a collection that starts with no labels at all.
 
 judged@k of a run = mean over the scope's queries of (labelled docs among the run's top min(k,
-returned)) / min(k, returned); a scope query the run does not rank counts 0. A **hole** is a pooled
-(qid, doc_id) pair with no effective label.
+returned)) / min(k, returned); a scope query the run does not rank counts 0. It is computed from
+integer counts as an exact fraction (`exact_judged`), the number the gate decides on. A **hole**
+is a pooled (qid, doc_id) pair with no effective label.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import TYPE_CHECKING
 
 from judgepool.pooling.errors import UsageError
@@ -26,13 +28,28 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class RunPool:
-    """One run's share of the pool."""
+    """One run's share of the pool; `judged` is `float(judged_exact)`."""
 
     run: str
     queries: int
     missing_queries: int
     judged: float
     holes: int
+    judged_exact: Fraction = Fraction(0)
+
+
+def exact_judged(counts: Iterable[tuple[int, int, int]], queries: int) -> Fraction:
+    """judged@k exactly: the mean over `queries` queries of labelled / shown.
+
+    `counts` holds (labelled, shown, number of queries with these two counts); a query that is
+    not in it (the run returned nothing for it), or has shown = 0, counts 0. The one definition
+    of the number the gate decides on (`metrics.gate`), for pools and evaluations alike.
+    """
+    if queries <= 0:
+        return Fraction(0)
+    total = sum((Fraction(int(n) * int(lab), int(shown)) for lab, shown, n in counts if shown),
+                Fraction(0))  # fmt: skip
+    return total / queries
 
 
 @dataclass(frozen=True)
@@ -109,20 +126,15 @@ def pool_summary(
     keys, ctes = _pool_ctes(store, depth, runs, level, judge, all_queries)
     names = {v: k for k, v in keys.items()}
     with store.read() as con:
-        per_run = con.execute(
+        # Per run, how many scope queries show `shown` docs of which `labelled` have a label.
+        shares = con.execute(
             ctes
-            + """,
-            per_q AS (SELECT run_key, qid, avg(labelled::INTEGER) AS judged,
-                             count(*) FILTER (WHERE NOT labelled) AS holes
-                      FROM top GROUP BY run_key, qid),
-            runs_x AS (SELECT unnest($keys) AS run_key)
-            SELECT x.run_key, count(s.qid), count(s.qid) - count(p.qid),
-                   coalesce(avg(coalesce(p.judged, 0)), 0),
-                   coalesce(sum(p.holes), 0)
-            FROM runs_x x CROSS JOIN scope s
-            LEFT JOIN per_q p ON p.run_key = x.run_key AND p.qid = s.qid
-            GROUP BY x.run_key""",
-            {"keys": list(keys.values())},
+            + """
+            SELECT run_key, labelled, shown, count(*) FROM (
+                SELECT run_key, qid, count(*) FILTER (WHERE labelled) AS labelled,
+                       count(*) AS shown
+                FROM top GROUP BY run_key, qid)
+            GROUP BY ALL"""
         ).fetchall()
         totals = con.execute(
             ctes
@@ -138,21 +150,24 @@ def pool_summary(
             FROM pooled p LEFT JOIN texts t ON t.doc_id = p.doc_id
             LEFT JOIN queries q ON q.qid = p.qid"""
         ).fetchone()
-    by_key = {int(r[0]): r for r in per_run}
+    scope, unlabelled, pairs, holes, no_text, no_query = totals or (0, 0, 0, 0, 0, 0)
+    counts: dict[int, list[tuple[int, int, int]]] = {}
+    for key, labelled, shown, n in shares:
+        counts.setdefault(int(key), []).append((int(labelled), int(shown), int(n)))
     stats = []
     for key in keys.values():
-        row = by_key.get(key)
-        queries = int(row[1]) if row else 0
+        mine = counts.get(key, [])
+        judged = exact_judged(mine, int(scope))
         stats.append(
             RunPool(
                 run=names[key],
-                queries=queries,
-                missing_queries=int(row[2]) if row else 0,
-                judged=float(row[3]) if row else 0.0,
-                holes=int(row[4]) if row else 0,
+                queries=int(scope),
+                missing_queries=int(scope) - sum(n for _, _, n in mine),
+                judged=float(judged),
+                holes=sum((shown - labelled) * n for labelled, shown, n in mine),
+                judged_exact=judged,
             )
         )
-    scope, unlabelled, pairs, holes, no_text, no_query = totals or (0, 0, 0, 0, 0, 0)
     return PoolSummary(
         level=level,
         depth=depth,

@@ -25,7 +25,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from judgepool.pooling.errors import DatabaseBusyError, DatabaseError
+from judgepool.pooling.errors import DatabaseBusyError, DatabaseError, host_error
 from judgepool.pooling.schema import MIGRATIONS, SCHEMA_VERSION
 
 if TYPE_CHECKING:
@@ -85,7 +85,7 @@ def _open(path: Path, read_only: bool) -> duckdb.DuckDBPyConnection:
             return duckdb.connect(str(path), read_only=read_only)
         except duckdb.IOException as err:
             if not _is_lock_conflict(err):
-                raise DatabaseError(
+                raise host_error(err) or DatabaseError(
                     f"cannot open database {path}: {err}",
                     "check that the file is a judgepool DuckDB database and is readable",
                 ) from err

@@ -25,7 +25,7 @@ def test_runs_table_shows_judged_gate_and_holes_worked_out_by_hand(store: Store)
     (table,) = frames(at, "Judged@10")
     rows = {r["run"]: r for r in table.to_dict("records")}
     assert list(rows) == ["base", "cand", "weak"]
-    assert [rows[r]["Judged@10"] for r in rows] == [1.0, 1.0, 0.6]
+    assert [rows[r]["Judged@10"] for r in rows] == ["1.000", "1.000", "0.600"]
     assert [rows[r]["holes@10"] for r in rows] == [0, 0, 24]
     assert [rows[r]["gate"] for r in rows] == ["ok (≥ 0.9)", "ok (≥ 0.9)", "UNDER 0.9"]
     (warning,) = texts_of(at, "warning")

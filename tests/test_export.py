@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 
 from judgepool.pooling.errors import UsageError
-from judgepool.pooling.export import JUDGMENT_FIELDS, export_labels, write_atomic
+from judgepool.pooling.export import JUDGMENT_FIELDS, export_labels
 from judgepool.pooling.labels import Judgment, write_judgments
+from judgepool.pooling.outfile import write_atomic
 from judgepool.pooling.overrides import override_label
 from judgepool.pooling.store import Store
 from tests.conftest import CliResult
@@ -136,8 +137,8 @@ def test_cli_writes_stdout_and_files_with_the_same_bytes(
 def test_cli_judge_and_level_options(store: Store, cli: Cli) -> None:
     out = cli("export", "qrels", "--source", "judge", "--judge", JUDGE)
     assert out.code == 0 and len(out.out.splitlines()) == 30
-    out = cli("export", "qrels", "--level", "doc")
-    assert out.code == 0 and out.out == ""
+    out = cli("export", "qrels", "--level", "doc")  # nothing there: refused, with the reason
+    assert out.code == 2 and out.out == "" and "no effective doc-level labels" in out.err
     bad = cli("export", "qrels", "-o", "missing-folder/q.txt")
     assert bad.code == 2 and "folder missing-folder does not exist" in bad.err
 

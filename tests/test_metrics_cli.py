@@ -197,8 +197,10 @@ def test_compare_refuses_under_the_gate(store: Store, cli: Cli) -> None:
     assert result.code == 3
     assert result.out == ""
     err = result.err
-    assert "judged@10 gate of 0.9" in err and "cand: judged@10 0.375, 2 holes" in err
-    assert "2 run(s) under" in err and "base: judged@10 0.688, 1 hole;" in err
+    assert "judged@10 gate of 0.9" in err
+    assert "cand: judged@10 0.375, 2 holes, nothing returned for 2 of 4 queries)" in err
+    assert "2 run(s) under" in err
+    assert "base: judged@10 0.688, 1 hole, nothing returned for 1 of 4 queries;" in err
     command = (
         f"judgepool --db {shlex.quote(str(store.path))} judge --depth 10 --run base --run cand"
     )
@@ -210,7 +212,7 @@ def test_compare_refusal_prints_json_then_exits_3(store: Store, cli: Cli) -> Non
     assert result.code == 3
     doc = json.loads(result.out)
     assert doc["comparisons"] == [] and doc["unreliable"] is False
-    assert doc["refused"] == [{"run": "cand", "judged": 0.375, "holes": 2}]
+    assert doc["refused"] == [{"run": "cand", "judged": 0.375, "holes": 2, "missing": 2}]
     assert shlex.split(doc["judge_command"])[3:] == [
         "judge", "--depth", "10", "--run", "cand", "--model", "MODEL"
     ]  # fmt: skip

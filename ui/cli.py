@@ -1,19 +1,22 @@
 """The `judgepool` command: global options, error reporting, and the registry of subcommands.
 
 Errors from the libraries (`pooling.errors.JudgepoolError`) print as `error: problem — what to do`
-and exit with the error's code; set JUDGEPOOL_DEBUG=1 to see the traceback instead. Heavy
+and exit with the error's code; set JUDGEPOOL_DEBUG=1 to see the traceback instead. A fault of the
+machine (disk full, permission denied, read-only file system: `pooling.errors.host_error`) is
+said as such; only what is left is reported as a bug. Heavy
 libraries are imported inside the commands that need them, so `judgepool --help` stays instant.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import traceback
 
 import click
 
-from judgepool.pooling.errors import JudgepoolError
+from judgepool.pooling.errors import JudgepoolError, host_error
 from judgepool.pooling.store import DEFAULT_DB, ENV_DB, Store
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
@@ -80,6 +83,27 @@ def report_error(err: JudgepoolError, to_stderr: bool = True) -> None:
     click.echo(f"error: {err}{hint}", err=to_stderr)
 
 
+def report_click_error(err: click.ClickException) -> None:
+    """A bad command line (click's own checks) in our form: `error: problem — what to do`."""
+    problem = " ".join(err.format_message().split())
+    if isinstance(err, click.UsageError):
+        path = err.ctx.command_path if err.ctx is not None else "judgepool"
+        hint = f"see `{path} -h` for what it takes"
+    else:
+        hint = "check the path and the file's permissions"
+    click.echo(f"error: {problem} — {hint}", err=True)
+
+
+def _quiet_stdout() -> None:
+    """After stdout failed (a full disk behind it), point it at /dev/null so the interpreter's
+    last flush cannot print a second, raw error."""
+    try:
+        sys.stdout.flush()
+    except OSError:
+        with contextlib.suppress(OSError, ValueError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+
+
 def main(argv: list[str] | None = None) -> None:
     """Entry point of the `judgepool` console script."""
     try:
@@ -91,13 +115,18 @@ def main(argv: list[str] | None = None) -> None:
         click.echo("aborted", err=True)
         sys.exit(130)
     except click.ClickException as err:
-        err.show()
+        report_click_error(err)
         sys.exit(err.exit_code)
     except KeyboardInterrupt:
         click.echo("interrupted", err=True)
         sys.exit(130)
-    except Exception as err:  # a bug: say so plainly, with the way to see more
-        if debug_enabled():
+    except Exception as err:
+        found = host_error(err)  # the environment (disk full, permission denied ...): no bug
+        if found is not None:
+            report_error(found)
+            _quiet_stdout()
+            sys.exit(found.exit_code)
+        if debug_enabled():  # a bug: say so plainly, with the way to see more
             raise
         click.echo(
             f"error: unexpected {type(err).__name__}: {err} — this is a bug in judgepool; "

@@ -10,14 +10,38 @@ import click
 F = TypeVar("F", bound=Callable[..., Any])
 
 
+def _default_level(ctx: click.Context, param: click.Parameter, value: str | None) -> str:
+    """No --level given: `pooling.labels.default_level` decides (the level that has labels),
+    and a level other than chunk is said on stderr, once."""
+    if value is not None:
+        return value
+    from judgepool.pooling.errors import JudgepoolError
+    from judgepool.pooling.labels import default_level
+    from judgepool.pooling.store import Store
+
+    store = ctx.find_object(Store)
+    try:
+        level = default_level(store) if store is not None else "chunk"
+    except JudgepoolError:  # no usable database: the command itself says what is wrong
+        return "chunk"
+    if level != "chunk":
+        click.echo(
+            f"note: only {level}-level labels in this database: working at --level {level} "
+            "(give --level chunk for the chunk ids)",
+            err=True,
+        )
+    return level
+
+
 def level_option(func: F) -> F:
-    """--level chunk|doc."""
+    """--level chunk|doc [default: the level that has labels]."""
     return click.option(
         "--level",
         type=click.Choice(["chunk", "doc"]),
-        default="chunk",
-        show_default=True,
-        help="chunk: the ids the runs rank; doc: their parent documents (best chunk per doc).",
+        default=None,
+        callback=_default_level,
+        help="chunk: the ids the runs rank; doc: their parent documents (best chunk per doc) "
+        "[default: chunk, or doc when only doc-level labels exist].",
     )(func)
 
 

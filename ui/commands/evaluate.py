@@ -41,6 +41,11 @@ def _measure_options(func: F) -> F:
                          help="Seed of the resampling [default: a fixed seed, so runs repeat]."),
             click.option("--format", "fmt", type=click.Choice(["table", "json", "csv"]),
                          default="table", show_default=True),
+            click.option("--average", type=click.Choice(["defined", "trec_eval"]),
+                         default="defined", show_default=True,
+                         help="defined: each mean over the queries with a doc at the measure's "
+                         "threshold; trec_eval: over every query, those counting 0, exactly as "
+                         "trec_eval -c (to reproduce published tables)."),
         )
     ):  # fmt: skip
         func = option(func)
@@ -60,10 +65,11 @@ def _csv(headers: Sequence[str], rows: Iterable[Sequence[Any]]) -> None:
         writer.writerow(["" if cell is None else cell for cell in row])
 
 
-def _ci(mean: float | None, ci: tuple[float, float] | None) -> str:
+def _ci(mean: float | None, ci: tuple[float, float] | None, shown: str | None = None) -> str:
     if mean is None:
         return "–"
-    return f"{mean:.3f} [{fmt_float(ci[0]) if ci else '–'}, {fmt_float(ci[1]) if ci else '–'}]"
+    low, high = (fmt_float(ci[0]), fmt_float(ci[1])) if ci else ("–", "–")
+    return f"{shown or f'{mean:.3f}'} [{low}, {high}]"
 
 
 def _signed(value: float | None) -> str:
@@ -79,6 +85,14 @@ def _header(ev: Evaluation) -> str:
 
 
 def _averaged_note(ev: Evaluation) -> str:
+    if ev.average == "trec_eval":
+        counts = ", ".join(f"{m} {ev.n(str(m))}" for m in ev.measures)
+        zeroed = [f"{m} {ev.zeroed(str(m))}" for m in ev.measures if ev.zeroed(str(m))]
+        return (
+            "queries averaged (as trec_eval -c: a query with no doc at a measure's threshold "
+            f"counts 0): {counts}"
+            + (f"; of them counted 0 for want of such a doc: {', '.join(zeroed)}" if zeroed else "")
+        )
     parts = []
     for m in ev.measures:
         name = str(m)
@@ -88,13 +102,25 @@ def _averaged_note(ev: Evaluation) -> str:
     return "queries averaged: " + ", ".join(parts)
 
 
-def _runs_table(ev: Evaluation, flagged: Sequence[str] = ()) -> None:
+def _warn(ev: Evaluation) -> None:
+    """The evaluation's warnings, loudly, on stderr (so stdout stays machine-readable)."""
+    for text in ev.warnings:
+        click.echo(f"warning: {text}", err=True)
+
+
+def _runs_table(ev: Evaluation, flagged: Sequence[str] = (), gate: float = 0.9) -> None:
+    from judgepool.metrics.gate import fmt_judged
+
     names = [str(m) for m in ev.measures]
+    judged = {str(m) for m in ev.measures if m.kind == "Judged"}
     headers = ["run", *names, "holes"] + (["note"] if flagged else [])
     rows = []
     for run in ev.runs:
         s = ev.summaries[run]
-        row = [run, *(_ci(s.mean[m], s.ci95[m]) for m in names), s.holes]
+        # Judged@k's mean is the gate's number: printed so that it reads on the right side.
+        exact = fmt_judged(s.judged_exact, gate)
+        cells = [_ci(s.mean[m], s.ci95[m], exact if m in judged else None) for m in names]
+        row = [run, *cells, s.holes]
         if flagged:
             row.append("UNRELIABLE" if run in flagged else "")
         rows.append(row)
@@ -158,6 +184,7 @@ def eval_command(
     resamples: int,
     seed: int | None,
     fmt: str,
+    average: str,
     per_query: bool,
 ) -> None:
     """nDCG@K, R(rel=3)@K, nR@K and Judged@K of the runs, with 95% bootstrap intervals.
@@ -177,8 +204,9 @@ def eval_command(
 
     ev = evaluate(
         store, runs or None, level=level, judge=judge, k=k, rel=rel, key_rel=key_rel,
-        resamples=resamples, seed=_seed(seed),
+        resamples=resamples, seed=_seed(seed), average=average,
     )  # fmt: skip
+    _warn(ev)
     if fmt == "json":
         echo_json(ev.to_json())
     elif fmt == "csv":
@@ -202,12 +230,13 @@ def _comparison_table(cmp: Comparison) -> None:
         f"{_header(ev)}"
     )
     if cmp.unreliable:
-        listing = ", ".join(
-            f"{r.run} judged@{ev.k} {r.judged:.3f} ({r.holes} holes)" for r in cmp.refused
-        )
+        from judgepool.metrics.gate import describe
+
+        listing = "; ".join(describe(r, ev.k, cmp.gate) for r in cmp.refused)
         click.echo(f"UNRELIABLE (forced past the judged@{ev.k} gate of {cmp.gate:g}): {listing}")
-        click.echo(f"fill the holes with: {cmp.command}")
-    _runs_table(ev, flagged)
+        if cmp.command is not None:
+            click.echo(f"fill the holes with: {cmp.command}")
+    _runs_table(ev, flagged, cmp.gate)
     rows = [
         [
             d.candidate,
@@ -258,6 +287,7 @@ def compare_command(
     resamples: int,
     seed: int | None,
     fmt: str,
+    average: str,
     gate: float,
     force: bool,
 ) -> None:
@@ -271,9 +301,10 @@ def compare_command(
 
     cmp = compare(
         store, baseline, candidates, level=level, judge=judge, k=k, rel=rel, key_rel=key_rel,
-        resamples=resamples, seed=_seed(seed), gate=gate, force=force,
+        resamples=resamples, seed=_seed(seed), gate=gate, force=force, average=average,
     )  # fmt: skip
     error = cmp.error()
+    _warn(cmp.evaluation)
     if fmt == "json":
         echo_json(cmp.to_json())
     elif error is None and fmt == "csv":

@@ -39,9 +39,10 @@ def export() -> None:
 @click.option(
     "-o",
     "--output",
-    type=click.Path(path_type=Path, dir_okay=False),
+    type=click.Path(path_type=Path),
     default=None,
-    help="Write to FILE (atomically: a temporary file, then renamed) [default: stdout].",
+    help="Write to FILE (atomically: a temporary file, then renamed; never onto the database, "
+    "a DuckDB file, a folder, a link or a device) [default: stdout].",
 )
 @click.pass_obj
 def qrels(
@@ -51,14 +52,20 @@ def qrels(
 
     The dashboard's Export page downloads exactly these bytes.
     """
-    from judgepool.pooling.export import export_labels, write_atomic
+    from judgepool.pooling.export import export_labels, nothing_to_export
+    from judgepool.pooling.outfile import check_target, write_atomic
+
+    if output is not None:  # refuse a bad target before reading anything
+        check_target(output, [store.path])
 
     payload = export_labels(store, level=level, source=source, judge=judge, fmt=fmt)
+    if not payload:
+        raise nothing_to_export(store, level, source, judge)
     count = payload.count(b"\n")
     if output is None:
         sys.stdout.flush()
         sys.stdout.buffer.write(payload)
         sys.stdout.buffer.flush()
     else:
-        write_atomic(output, payload)
+        write_atomic(output, payload, [store.path])
         note(f"{output}: {count} {source} {level}-level labels [{fmt}]")

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import click
 
-from judgepool.metrics.gate import judge_command
+from judgepool.metrics.gate import fmt_judged, judge_command
+from judgepool.pooling.errors import UsageError
 from judgepool.pooling.store import Store
 from judgepool.ui.format import echo_jsonl, echo_table, echo_tsv, note
 from judgepool.ui.options import (
@@ -83,7 +84,10 @@ def pool(
         note(f"{len(holes)} holes at depth {depth} ({level} level)")
         return
     if fmt not in (None, "table"):
-        raise click.UsageError("--format tsv|jsonl applies to --list")
+        raise UsageError(
+            f"--format {fmt} applies to --list (the holes), not to the summary",
+            f"add --list, or leave out --format {fmt}",
+        )
     summary = pool_summary(store, depth, runs, level, judge, all_queries)
     scope = "every query of the runs" if all_queries else "queries with at least one label"
     click.echo(
@@ -93,7 +97,13 @@ def pool(
     echo_table(
         ("run", "queries", "missing", f"judged@{depth}", "holes"),
         (
-            (r.run, r.queries - r.missing_queries, r.missing_queries, f"{r.judged:.3f}", r.holes)
+            (
+                r.run,
+                r.queries - r.missing_queries,
+                r.missing_queries,
+                fmt_judged(r.judged_exact),
+                r.holes,
+            )
             for r in summary.runs
         ),
         right=(1, 2, 3, 4),

@@ -6,12 +6,20 @@ JUDGEPOOL_DB. Its reads wait at most JUDGEPOOL_LOCK_TIMEOUT seconds for another 
 (default here 10 s, not 60: a page then shows its last figures with a notice and tries again at
 the next refresh, instead of hanging). Streamlit is imported only there, never by
 `judgepool --help`.
+
+Before anything is announced, the address is checked: a host that does not resolve or is not an
+address of this machine, and a port something already listens on, are refused with what to do
+(the free port to use instead). A server that stops with an error still ends with an `error:`
+line.
 """
 
 from __future__ import annotations
 
+import errno
 import os
+import shlex
 import signal
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -19,7 +27,7 @@ from types import FrameType
 
 import click
 
-from judgepool.pooling.errors import DatabaseError
+from judgepool.pooling.errors import DatabaseError, JudgepoolError, UsageError
 from judgepool.pooling.store import ENV_DB, ENV_LOCK_TIMEOUT, Store
 
 APP = Path(__file__).resolve().parent.parent / "app.py"
@@ -52,6 +60,66 @@ def streamlit_command(host: str, port: int) -> list[str]:
         "--client.toolbarMode",
         "viewer",
     ]
+
+
+def _bind_error(host: str, port: int) -> OSError | None:
+    """Try to bind every address `host` resolves to, as the server will (SO_REUSEADDR)."""
+    for family, kind, proto, _, address in socket.getaddrinfo(
+        host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+    ):
+        with socket.socket(family, kind, proto) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            try:
+                probe.bind(address)
+            except OSError as err:
+                return err
+    return None
+
+
+def _free_port(host: str, after: int) -> int | None:
+    """The first port above `after` that `host` can listen on now."""
+    for port in range(after + 1, min(after + 100, 65535) + 1):
+        try:
+            if _bind_error(host, port) is None:
+                return port
+        except OSError:
+            return None
+    return None
+
+
+def check_address(store: Store, host: str, port: int) -> None:
+    """Refuse a host that is not this machine's or a port that is taken, with what to do."""
+    command = f"judgepool --db {shlex.quote(str(store.path))} ui"
+    try:
+        found = _bind_error(host, port)
+    except socket.gaierror as err:
+        raise UsageError(
+            f"cannot find host {host!r} ({err.strerror})",
+            "give a name or address of this machine: --host 127.0.0.1 (this machine only) or "
+            "--host 0.0.0.0 (every address)",
+        ) from err
+    if found is None:
+        return
+    if found.errno == errno.EADDRINUSE:
+        free = _free_port(host, port)
+        instead = f"{command} --port {free}" if free else f"{command} --port N"
+        raise UsageError(
+            f"port {port} on {host} is taken: another program (or another judgepool ui) "
+            "listens there",
+            f"stop it, or choose another port: {instead}",
+        ) from found
+    if found.errno == errno.EADDRNOTAVAIL:
+        raise UsageError(
+            f"{host} is not an address of this machine",
+            f"listen on one of its own: {command} --host 127.0.0.1 (this machine only) or "
+            "--host 0.0.0.0 (every address)",
+        ) from found
+    if found.errno == errno.EACCES:
+        raise UsageError(
+            f"port {port} needs privileges this process does not have",
+            f"use a port above 1023: {command} --port 8501",
+        ) from found
+    raise found
 
 
 @click.command("ui")
@@ -88,11 +156,16 @@ def ui(store: Store, host: str, port: int, db: str | None) -> None:
             f"no database at {store.path}",
             "create it with `judgepool ingest ...`, or point --db / JUDGEPOOL_DB at it",
         )
+    check_address(store, host, port)
     env = {ENV_LOCK_TIMEOUT: UI_LOCK_TIMEOUT, **os.environ, ENV_DB: str(store.path.resolve())}
     click.echo(f"judgepool dashboard on http://{host}:{port} (database {store.path}); Ctrl-C stops")
     code = serve(streamlit_command(host, port), env)
     if code not in (0, -signal.SIGINT, -signal.SIGTERM):
-        raise click.exceptions.Exit(code)
+        raise JudgepoolError(
+            f"the dashboard server stopped with exit code {code}",
+            "see its messages above; if the port was taken meanwhile, choose another with "
+            "--port N, and run with JUDGEPOOL_DEBUG=1 to see more",
+        )
 
 
 def serve(command: list[str], env: dict[str, str]) -> int:

@@ -93,8 +93,10 @@ def per_query_rows(
 
 def refusal_banner(cmp: Comparison) -> None:
     """Who is under the gate, by how much, and the command that fixes it."""
+    from judgepool.metrics.gate import describe
+
     k = cmp.evaluation.k
-    listing = "; ".join(f"{r.run}: judged@{k} {r.judged:.3f}, {r.holes} holes" for r in cmp.refused)
+    listing = "; ".join(describe(r, k, cmp.gate) for r in cmp.refused)
     st.error(
         md(
             f"Comparison refused: {len(cmp.refused)} run(s) under the judged@{k} gate of "
@@ -102,8 +104,15 @@ def refusal_banner(cmp: Comparison) -> None:
             "their scores are too low to compare."
         )
     )
-    st.markdown("Fill the holes with this command (`MODEL` = a litellm model string):")
-    st.code(cmp.command or "", language="bash", wrap_lines=True)
+    if cmp.command is not None:
+        st.markdown("Fill the holes with this command (`MODEL` = a litellm model string):")
+        st.code(cmp.command, language="bash", wrap_lines=True)
+    if any(r.missing for r in cmp.refused):
+        st.markdown(
+            "A run that returned nothing for a query scores 0 on it, and no judge can fix that: "
+            "check that the run names queries as the labels do (the Runs page warns when it "
+            "misses most of them), and ingest it again."
+        )
 
 
 def rankings_side_by_side(view: View, version: data.Version, cmp: Comparison, cand: str) -> None:

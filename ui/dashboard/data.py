@@ -68,11 +68,11 @@ def run_names(db: str, version: Version) -> list[str]:
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def label_levels(db: str, version: Version) -> list[str]:
-    """The levels that have labels (chunk, doc)."""
-    from judgepool.pooling.labels import label_levels as levels
+def default_level(db: str, version: Version) -> str:
+    """The level to open on: the one that has labels (pooling.labels.default_level)."""
+    from judgepool.pooling.labels import default_level as level
 
-    return levels(Store(db))
+    return level(Store(db))
 
 
 @st.cache_data(show_spinner=False, max_entries=64)

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import streamlit as st
 
+from judgepool.metrics.gate import DEFAULT_GATE, fmt_judged, passes
 from judgepool.pooling.errors import JudgepoolError
 from judgepool.ui.dashboard import data
 from judgepool.ui.dashboard.charts import means_chart
@@ -21,7 +22,8 @@ if TYPE_CHECKING:
     from judgepool.metrics.evaluate import Evaluation
     from judgepool.pooling.pool import PoolSummary
 
-GATE = 0.9
+GATE = DEFAULT_GATE
+OK_COLOUR, UNDER_COLOUR = "#c8e6c9", "#ffcdd2"
 
 
 def fmt_ci(mean: float | None, ci: tuple[float, float] | None) -> str:
@@ -32,7 +34,10 @@ def fmt_ci(mean: float | None, ci: tuple[float, float] | None) -> str:
 
 
 def runs_table(ev: Evaluation, summary: PoolSummary, gate: float = GATE) -> pd.DataFrame:
-    """One row per run: each measure's mean and interval, judged@k, gate verdict, holes."""
+    """One row per run: each measure's mean and interval, judged@k, gate verdict, holes.
+
+    judged@k and its verdict come from `metrics.gate` (the exact fraction, the one rule), so
+    this table, its colours, the warning under it and the Compare page always agree."""
     import pandas as pd
 
     judged_name = f"Judged@{ev.k}"
@@ -44,16 +49,17 @@ def runs_table(ev: Evaluation, summary: PoolSummary, gate: float = GATE) -> pd.D
         for m in ev.measures:
             if m.kind != "Judged":
                 row[str(m)] = fmt_ci(s.mean[str(m)], s.ci95[str(m)])
-        row[judged_name] = round(s.judged, 3)
-        row["gate"] = f"ok (≥ {gate:g})" if s.judged >= gate else f"UNDER {gate:g}"
+        row[judged_name] = fmt_judged(s.judged_exact, gate)
+        row["gate"] = f"ok (≥ {gate:g})" if passes(s.judged_exact, gate) else f"UNDER {gate:g}"
         row[f"holes@{summary.depth}"] = holes.get(run, 0)
         rows.append(row)
     return pd.DataFrame(rows)
 
 
-def _colour_gate(value: Any) -> str:
-    ok = isinstance(value, float) and value >= GATE
-    return f"background-color: {'#c8e6c9' if ok else '#ffcdd2'}; color: black"
+def _colour_gate(row: pd.Series) -> list[str]:
+    """Both gate cells of a row coloured by the row's verdict (never by a rounded number)."""
+    ok = str(row["gate"]).startswith("ok")
+    return [f"background-color: {OK_COLOUR if ok else UNDER_COLOUR}; color: black"] * len(row)
 
 
 def chart_rows(ev: Evaluation) -> list[dict[str, Any]]:
@@ -97,14 +103,16 @@ def body(view: View) -> None:
         return
     judged_name = f"Judged@{ev.k}"
     table = runs_table(ev, summary)
-    under = [r for r, j in zip(table["run"], table[judged_name], strict=True) if j < GATE]
+    under = [r for r in ev.runs if not passes(ev.summaries[r].judged_exact, GATE)]
     st.subheader(f"Runs — {md(view.label)}")
     st.dataframe(
-        table.style.map(_colour_gate, subset=[judged_name]).format({judged_name: "{:.3f}"}),
+        table.style.apply(_colour_gate, axis=1, subset=[judged_name, "gate"]),
         hide_index=True,
         key="runs_table",
     )
     st.caption(averaged_caption(ev))
+    for text in ev.warnings:
+        st.warning(md(text))
     if under:
         st.warning(
             f"{len(under)} run(s) under the {judged_name} gate of {GATE:g}: "

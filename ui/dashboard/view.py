@@ -65,14 +65,14 @@ def sidebar() -> View:
     bar.caption("database")
     bar.code(db, language=None, wrap_lines=True)
     version = safe_version(db, quiet=True)
-    # Open on the level that has labels: a database labelled only per document (re-chunking)
-    # would show nothing at the chunk level.
+    # Open on the level that has labels (the rule every command follows without --level): a
+    # database labelled only per document (re-chunking) would show nothing at the chunk level.
     try:
-        levels = data.label_levels(db, version) if version is not None else []
+        first = data.default_level(db, version) if version is not None else "chunk"
     except JudgepoolError:
-        levels = []
-    first = 1 if levels == ["doc"] else 0
-    level = bar.radio("Level", ("chunk", "doc"), index=first, key="level", horizontal=True)
+        first = "chunk"
+    levels = ("chunk", "doc")
+    level = bar.radio("Level", levels, index=levels.index(first), key="level", horizontal=True)
     judges: list[str] = []
     if version is not None:
         try:

@@ -1,0 +1,153 @@
+"""The user's environment is not a bug: disk full, permission denied, read-only file system
+(issue 11.17). Before, each printed 'unexpected ... this is a bug in judgepool'.
+
+Real faults, not patched code: a full device (/dev/full, or a 256 kB tmpfs in a private mount
+namespace), a folder this process may not write (root drops CAP_DAC_OVERRIDE with setpriv), a
+read-only bind mount. Tests that need a facility the machine lacks skip and say which.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from judgepool.pooling.store import Store
+from tests.dashboard_db import build
+
+Writer = Callable[[str, str | bytes], Path]
+DROP_CAPS = ["setpriv", "--inh-caps=-all", "--bounding-set=-dac_override,-dac_read_search", "--"]
+
+
+def judgepool(*args: str, stdout: int | None = None, prefix: tuple[str, ...] = ()) -> tuple[
+    int, str
+]:  # fmt: skip
+    """Run the real command in a child process; returns (exit code, stderr)."""
+    done = subprocess.run(
+        [*prefix, sys.executable, "-m", "judgepool.ui.cli", *args],
+        stdout=stdout if stdout is not None else subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        timeout=120,
+        env={**os.environ, "PYTHONWARNINGS": "ignore"},
+    )
+    return done.returncode, done.stderr
+
+
+def said_what_to_do(err: str, *problem: str) -> None:
+    assert "bug" not in err and "Traceback" not in err, err
+    (line,) = [x for x in err.splitlines() if x.startswith("error: ")]
+    what, fix = line.split(" — ", 1)
+    for part in problem:
+        assert part in what, err
+    assert fix, err
+
+
+@pytest.fixture
+def store(write: Writer) -> Store:
+    return build(Store(), write)
+
+
+def unprivileged() -> tuple[str, ...]:
+    """A prefix that makes permission checks apply to this process's children."""
+    if os.geteuid() != 0:
+        return ()
+    if shutil.which("setpriv") is None:
+        pytest.skip("running as root without setpriv: permissions would not apply")
+    probe = subprocess.run([*DROP_CAPS, "true"], capture_output=True)
+    if probe.returncode != 0:
+        pytest.skip(f"setpriv cannot drop capabilities here: {probe.stderr!r}")
+    return tuple(DROP_CAPS)
+
+
+def private_mounts() -> None:
+    if shutil.which("unshare") is None or os.geteuid() != 0:
+        pytest.skip("needs root and unshare to mount a small file system for this test")
+    probe = subprocess.run(["unshare", "-m", "true"], capture_output=True)
+    if probe.returncode != 0:
+        pytest.skip(f"cannot make a private mount namespace here: {probe.stderr!r}")
+
+
+def test_disk_full_on_standard_output(store: Store) -> None:
+    if not Path("/dev/full").exists():
+        pytest.skip("needs /dev/full")
+    with open("/dev/full", "w") as full:
+        code, err = judgepool("export", "qrels", stdout=full.fileno())
+    assert code != 0
+    said_what_to_do(err, "no space left", "standard output")
+    with open("/dev/full", "w") as full:
+        code, err = judgepool("eval", "--format", "json", "--resamples", "20", stdout=full.fileno())
+    assert code != 0
+    said_what_to_do(err, "no space left")
+
+
+def test_permission_denied_writing_a_file(store: Store, tmp_path: Path) -> None:
+    prefix = unprivileged()
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    locked.chmod(0o555)
+    code, err = judgepool("export", "qrels", "-o", str(locked / "q.txt"), prefix=prefix)
+    assert code != 0
+    said_what_to_do(err, "permission denied", str(locked))
+    assert list(locked.iterdir()) == []
+
+
+def test_permission_denied_on_the_database(store: Store) -> None:
+    prefix = unprivileged()
+    store.path.chmod(0o000)
+    try:
+        code, err = judgepool("status", prefix=prefix)
+    finally:
+        store.path.chmod(0o644)
+    assert code != 0
+    said_what_to_do(err, "permission denied", str(store.path))
+
+
+def test_database_on_a_full_disk(tmp_path: Path, write: Writer) -> None:
+    private_mounts()
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    rows = "".join(f"q{q} Q0 doc-{q}-{d}-{'x' * 40} {d + 1} {1000 - d} big\n"
+                   for q in range(60) for d in range(1000))  # fmt: skip
+    run = write("big.trec", rows)
+    script = (
+        f"mount -t tmpfs -o size=256k tmpfs {disk} && "
+        f"{sys.executable} -m judgepool.ui.cli --db {disk / 'eval.duckdb'} ingest run {run}"
+    )
+    done = subprocess.run(
+        ["unshare", "-m", "sh", "-c", script], capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode != 0
+    said_what_to_do(done.stderr, "no space left")
+
+
+def test_read_only_file_system(store: Store, tmp_path: Path) -> None:
+    private_mounts()
+    shelf = tmp_path / "shelf"
+    shelf.mkdir()
+    script = (
+        f"mount --bind {shelf} {shelf} && mount -o remount,bind,ro {shelf} && "
+        f"{sys.executable} -m judgepool.ui.cli --db {store.path} export qrels -o {shelf / 'q.txt'}"
+    )
+    done = subprocess.run(
+        ["unshare", "-m", "sh", "-c", script], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode != 0, done.stderr
+    said_what_to_do(done.stderr, "read-only file system")
+
+
+def test_a_closed_pipe_is_not_a_bug(store: Store) -> None:
+    """`judgepool export qrels | head -0`: the reader is gone before we write; no traceback."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        code, err = judgepool("export", "qrels", stdout=write_end)
+    finally:
+        os.close(write_end)
+    assert code != 0
+    assert "bug" not in err and "Traceback" not in err and "Exception" not in err, err
