@@ -36,6 +36,7 @@ from judgepool.metrics.gate import (
     refusal,
     under_gate,
 )
+from judgepool.metrics.measures import Measure
 from judgepool.pooling.errors import GateRefusedError, UsageError
 from judgepool.pooling.store import Store
 
@@ -172,6 +173,7 @@ def compare(
     k: int = 10,
     rel: int = 2,
     key_rel: int = 3,
+    measures: Sequence[str | Measure] | None = None,
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
     gate: float = DEFAULT_GATE,
@@ -189,7 +191,7 @@ def compare(
     runs = (baseline, *candidates)
     evaluation = evaluate(
         store, runs, level=level, judge=judge, k=k, rel=rel, key_rel=key_rel,
-        resamples=resamples, seed=seed, top_grade=top_grade,
+        measures=measures, resamples=resamples, seed=seed, top_grade=top_grade,
     )  # fmt: skip
     summaries = evaluation.summaries
     refused = under_gate(

@@ -29,9 +29,24 @@ from judgepool.metrics.bootstrap import (
     percentile_interval,
 )
 from judgepool.metrics.compute import defined, filled, per_query
+from judgepool.metrics.external import (
+    ExternalData,
+    external_values,
+    load_external,
+    needed_depth,
+    provider_name,
+    with_holes_as,
+)
 from judgepool.metrics.load import EvalData, load
-from judgepool.metrics.measures import Measure, check_k, check_rel, default_measures
+from judgepool.metrics.measures import (
+    Measure,
+    check_k,
+    check_rel,
+    default_measures,
+    parse_measure,
+)
 from judgepool.pooling.errors import UsageError
+from judgepool.pooling.rankings import run_keys
 from judgepool.pooling.store import Store
 
 Interval = tuple[float, float]
@@ -68,6 +83,7 @@ class Evaluation:
     averaged: dict[str, NDArray[np.bool_]]  # measure -> (queries,) the queries in its mean
     summaries: dict[str, RunSummary]
     boot: dict[str, NDArray[np.float64]] = field(repr=False)  # measure -> (resamples, runs)
+    engines: dict[str, str] = field(default_factory=dict)  # measure -> what computed it
 
     def n(self, measure: str) -> int:
         """How many queries the measure's means are over."""
@@ -141,15 +157,46 @@ def _bounds(
     run: int,
     top_grade: int,
     means: dict[str, float | None],
+    external: ExternalData | None,
 ) -> dict[str, tuple[float | None, float | None]]:
-    top, labels = filled(data.top, data.labels, run, top_grade)
+    """Each measure's mean as it is and with every hole of the run (within the measure's depth)
+    given the top grade."""
     out: dict[str, tuple[float | None, float | None]] = {}
     for measure in measures:
-        if measure.kind == "Judged":
+        if measure.threshold is None:  # Judged@k and counts: holes are what they measure
             continue
-        high = _means(per_query(measure, top, labels), defined(measure, labels))[0]
+        if measure.native:
+            top, labels = filled(data.top, data.labels, run, top_grade, measure.k)
+            high = _means(per_query(measure, top, labels), defined(measure, labels))[0]
+        elif external is not None:
+            qrels, added = with_holes_as(external, data.runs[run], top_grade, measure.depth)
+            labels = data.labels.with_extra(top_grade, added)
+            values = external_values([measure], external, [data.runs[run]], qrels)[str(measure)]
+            high = _means(values, defined(measure, labels))[0]
+        else:
+            continue
         out[str(measure)] = (means[str(measure)], high)
     return out
+
+
+def measure_values(
+    data: EvalData, measures: Sequence[Measure], external: ExternalData | None
+) -> tuple[dict[str, NDArray[np.float64]], dict[str, NDArray[np.bool_]]]:
+    """(runs, queries) values of every measure (NaN where a query has no value for it) and the
+    queries each measure averages over: native ones on judgepool's path, the rest by ir-measures."""
+    averaged = {str(m): defined(m, data.labels) for m in measures}
+    others = [m for m in measures if not m.native]
+    if others and external is None:
+        raise UsageError(f"measures {', '.join(map(str, others))} need the rankings loaded")
+    computed = external_values(others, external, data.runs) if external is not None else {}
+    values: dict[str, NDArray[np.float64]] = {}
+    for m in measures:
+        name = str(m)
+        if m.native:
+            values[name] = per_query(m, data.top, data.labels)
+        else:
+            values[name] = np.where(averaged[name][None, :], computed[name], np.nan)
+    return values, averaged
 
 
 def evaluate_data(
@@ -158,18 +205,19 @@ def evaluate_data(
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
     top_grade: int | None = None,
+    external: ExternalData | None = None,
 ) -> Evaluation:
-    """The evaluation of already loaded data (what `evaluate` does after reading the store)."""
+    """The evaluation of already loaded data (what `evaluate` does after reading the store);
+    `external` holds the labels and rankings for measures computed by ir-measures."""
     if resamples < 1:
         raise UsageError(f"resamples={resamples} is not positive", "use e.g. --resamples 10000")
-    judged_measure = next((m for m in measures if m.kind == "Judged"), Measure("Judged", data.k))
+    judged_measure = Measure("Judged", data.k)
     grade_max = int(data.labels.grades.max()) if data.labels.grades.size else TOP_GRADE
     top = max(TOP_GRADE, grade_max) if top_grade is None else top_grade
-    values = {str(m): per_query(m, data.top, data.labels) for m in measures}
-    averaged = {str(m): defined(m, data.labels) for m in measures}
+    values, averaged = measure_values(data, measures, external)
     boot = bootstrap_all(values, averaged, resamples, seed)
     judged = per_query(judged_measure, data.top, data.labels).mean(axis=1)
-    holes = data.top.holes.sum(axis=(1, 2))
+    holes = data.top.holes[:, :, : data.k].sum(axis=(1, 2))
     missing = (data.top.returned == 0).sum(axis=1)
     means = {name: _means(v, averaged[name]) for name, v in values.items()}
     intervals = {name: percentile_interval(b) for name, b in boot.items() if averaged[name].any()}
@@ -189,7 +237,7 @@ def evaluate_data(
             judged=float(judged[i]),
             holes=int(holes[i]),
             missing=int(missing[i]),
-            bounds=_bounds(data, measures, i, top, run_means) if holes[i] else None,
+            bounds=_bounds(data, measures, i, top, run_means, external) if holes[i] else None,
         )
     return Evaluation(
         level=data.level,
@@ -205,7 +253,40 @@ def evaluate_data(
         averaged=averaged,
         summaries=summaries,
         boot=boot,
+        engines={str(m): "judgepool" if m.native else f"ir-measures ({provider_name(m)})"
+                 for m in measures},
+    )  # fmt: skip
+
+
+def chosen_measures(
+    measures: Sequence[str | Measure] | None, k: int, rel: int, key_rel: int
+) -> tuple[Measure, ...]:
+    """The measures asked for (ir-measures strings or Measures), or the four defaults at k."""
+    if not measures:
+        return default_measures(k, rel, key_rel)
+    return tuple(
+        dict.fromkeys(m if isinstance(m, Measure) else parse_measure(m) for m in measures)
     )
+
+
+def load_for(
+    store: Store,
+    runs: Sequence[str] | None,
+    measures: Sequence[Measure],
+    level: str,
+    judge: str | None,
+    k: int,
+) -> tuple[EvalData, ExternalData | None]:
+    """Read what `measures` need: the top k (deeper for deeper native measures) and, when some
+    measure is computed by ir-measures, the labels and rankings it is given."""
+    deepest = max([k, *(m.k for m in measures if m.native and m.k is not None)])
+    data = load(store, runs, level=level, judge=judge, k=k, depth=deepest)
+    others = [m for m in measures if not m.native]
+    if not others:
+        return data, None
+    keys = run_keys(store, list(data.runs))
+    external = load_external(store, level, judge, keys, data.qids, needed_depth(others))
+    return data, external
 
 
 def evaluate(
@@ -217,13 +298,16 @@ def evaluate(
     k: int = 10,
     rel: int = 2,
     key_rel: int = 3,
+    measures: Sequence[str | Measure] | None = None,
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
     top_grade: int | None = None,
 ) -> Evaluation:
-    """nDCG@k, R(rel=key_rel)@k, nR(rel=rel)@k and Judged@k of `runs` (default: every run)."""
+    """`measures` (ir-measures strings; default nDCG@k, R(rel=key_rel)@k, nR(rel=rel)@k and
+    Judged@k) of `runs` (default: every run); judged@k and holes at cutoff `k`."""
     check_k(k)
     check_rel(rel)
     check_rel(key_rel)
-    data = load(store, runs, level=level, judge=judge, k=k)
-    return evaluate_data(data, default_measures(k, rel, key_rel), resamples, seed, top_grade)
+    chosen = chosen_measures(measures, k, rel, key_rel)
+    data, external = load_for(store, runs, chosen, level, judge, k)
+    return evaluate_data(data, chosen, resamples, seed, top_grade, external)

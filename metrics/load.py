@@ -1,4 +1,4 @@
-"""Read what the measures need from the store, once, into numpy arrays.
+"""What the measures need, read once (pooling.evaluation_rows) and turned into numpy arrays.
 
 Two things are read in one short read-only connection:
 - the **labels**: every effective label of the evaluation set, summarised per query as a count of
@@ -13,21 +13,17 @@ come from the store (trec_eval's order, fixed at ingest), so nothing here sorts 
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import NDArray
 
 from judgepool.pooling.errors import UsageError
-from judgepool.pooling.labels import check_level, effective_labels_sql
-from judgepool.pooling.rankings import rankings_sql, run_keys
+from judgepool.pooling.evaluation_rows import evaluation_rows
+from judgepool.pooling.labels import check_level
+from judgepool.pooling.rankings import run_keys
 from judgepool.pooling.store import Store
-
-if TYPE_CHECKING:
-    import duckdb
 
 
 @dataclass(frozen=True)
@@ -55,8 +51,8 @@ class Labels:
 class TopK:
     """Each run's top k on the evaluation set."""
 
-    grades: NDArray[np.float64]  # (runs, queries, k) grade at rank i + 1, NaN = no label / no doc
-    returned: NDArray[np.int64]  # (runs, queries) min(k, docs the run returned for the query)
+    grades: NDArray[np.float64]  # (runs, queries, depth) grade at rank i + 1, NaN = no label/doc
+    returned: NDArray[np.int64]  # (runs, queries) min(depth, docs the run returned for the query)
 
     @property
     def present(self) -> NDArray[np.bool_]:
@@ -76,23 +72,11 @@ class EvalData:
 
     level: str
     judge: str | None
-    k: int
+    k: int  # the report's cutoff (judged@k, holes); `top` may be deeper for deeper measures
     runs: tuple[str, ...]
     qids: tuple[str, ...]
     labels: Labels
     top: TopK
-
-
-def _fetch_top(
-    con: duckdb.DuckDBPyConnection, level: str, keys: list[int], k: int, lab: str, qix: str
-) -> dict[str, NDArray[np.generic]]:
-    return con.execute(
-        f"""SELECT r.run_key, q.qi, r.rank - 1 AS pos,
-                   coalesce(l.grade::DOUBLE, 'NaN'::DOUBLE) AS grade
-            FROM ({rankings_sql(level, keys, k)}) r
-            JOIN {qix} q ON q.qid = r.qid
-            LEFT JOIN {lab} l ON l.qid = r.qid AND l.doc_id = r.doc_id"""
-    ).fetchnumpy()
 
 
 def load(
@@ -101,38 +85,19 @@ def load(
     level: str = "chunk",
     judge: str | None = None,
     k: int = 10,
+    depth: int | None = None,
 ) -> EvalData:
-    """Read the labels and the top k of `runs` (default: every run, by name) at `level`."""
+    """Read the labels and the top `depth` (default k) of `runs` (default: every run, by name) at
+    `level`; `k` is the cutoff of the report (judged@k, holes)."""
+    depth = max(k, depth or k)
     level = check_level(level)
     keys = run_keys(store, runs)
     if not keys:
         raise UsageError("no runs to evaluate", "ingest one first: `judgepool ingest run FILE`")
     names = tuple(keys)
     key_list = [keys[n] for n in names]
-    tag = uuid.uuid4().hex[:12]
-    lab, qix = f"_metrics_lab_{tag}", f"_metrics_qix_{tag}"
-    with store.read() as con:
-        try:
-            con.execute(
-                f"CREATE TEMP TABLE {lab} AS "
-                f"SELECT qid, doc_id, grade FROM ({effective_labels_sql(level, judge)})"
-            )
-            con.execute(
-                f"CREATE TEMP TABLE {qix} AS SELECT qid, "
-                f"(row_number() OVER (ORDER BY qid) - 1)::BIGINT AS qi "
-                f"FROM (SELECT DISTINCT qid FROM {lab})"
-            )
-            qids = tuple(
-                str(q) for (q,) in con.execute(f"SELECT qid FROM {qix} ORDER BY qi").fetchall()
-            )
-            hist = con.execute(
-                f"SELECT q.qi, l.grade::BIGINT AS grade, count(*)::BIGINT AS n "
-                f"FROM {lab} l JOIN {qix} q ON q.qid = l.qid GROUP BY ALL"
-            ).fetchnumpy()
-            top = _fetch_top(con, level, key_list, k, lab, qix)
-        finally:
-            con.execute(f"DROP TABLE IF EXISTS {lab}")
-            con.execute(f"DROP TABLE IF EXISTS {qix}")
+    rows = evaluation_rows(store, level, judge, key_list, depth)
+    qids, hist, top = rows.qids, rows.hist, rows.top
     if not qids:
         who = "any judge" if judge is None else f"judge {judge!r}"
         raise UsageError(
@@ -150,7 +115,7 @@ def load(
     ri = order[np.searchsorted(sorted_keys, top["run_key"])]
     qi = top["qi"].astype(np.int64)
     pos = top["pos"].astype(np.int64)
-    cube = np.full((len(names), n_q, k), np.nan)
+    cube = np.full((len(names), n_q, depth), np.nan)
     cube[ri, qi, pos] = top["grade"]
     returned = np.bincount(ri * n_q + qi, minlength=len(names) * n_q).reshape(len(names), n_q)
     return EvalData(

@@ -35,6 +35,9 @@ def _measure_options(func: F) -> F:
                          help="Lowest grade counted relevant by nR@K."),
             click.option("--key-rel", type=click.IntRange(min=1), default=3, show_default=True,
                          help="Lowest grade of a key doc, for R(rel=KEY_REL)@K."),
+            click.option("--measure", "measures", multiple=True, metavar="MEASURE",
+                         help="An ir-measures measure (nDCG@10, RR@10, AP@100, P(rel=2)@5 ...),"
+                         " repeatable [default: nDCG@K, R(rel=KEY_REL)@K, nR@K, Judged@K]."),
             click.option("--resamples", type=click.IntRange(min=1), default=10_000,
                          show_default=True, help="Bootstrap and permutation resamples."),
             click.option("--seed", type=int, default=None,
@@ -104,6 +107,12 @@ def _runs_table(ev: Evaluation, flagged: Sequence[str] = ()) -> None:
         f"95% intervals: percentile bootstrap over the averaged queries, {ev.resamples} "
         f"resamples, seed {ev.seed}"
     )
+    external = [f"{m} computed by {e}" for m, e in ev.engines.items() if e != "judgepool"]
+    if external:
+        click.echo(
+            "; ".join(external) + " on the same effective labels and rankings (judged@"
+            f"{ev.k} and the gate by judgepool)"
+        )
     missing = [f"{run} {ev.summaries[run].missing}" for run in ev.runs if ev.summaries[run].missing]
     if missing:
         click.echo(
@@ -115,7 +124,7 @@ def _bounds_table(ev: Evaluation, flagged: Sequence[str] = ()) -> None:
     with_holes = [r for r in ev.runs if ev.summaries[r].bounds]
     if not with_holes:
         return
-    names = [str(m) for m in ev.measures if m.kind != "Judged"]
+    names = [str(m) for m in ev.measures if m.threshold is not None]
     click.echo(
         f"\nbounds: each mean with every hole of the run's top {ev.k} counted grade 0 (as now) .. "
         f"counted grade {ev.top_grade}"
@@ -155,6 +164,7 @@ def eval_command(
     k: int,
     rel: int,
     key_rel: int,
+    measures: tuple[str, ...],
     resamples: int,
     seed: int | None,
     fmt: str,
@@ -177,7 +187,7 @@ def eval_command(
 
     ev = evaluate(
         store, runs or None, level=level, judge=judge, k=k, rel=rel, key_rel=key_rel,
-        resamples=resamples, seed=_seed(seed),
+        measures=measures or None, resamples=resamples, seed=_seed(seed),
     )  # fmt: skip
     if fmt == "json":
         echo_json(ev.to_json())
@@ -255,6 +265,7 @@ def compare_command(
     k: int,
     rel: int,
     key_rel: int,
+    measures: tuple[str, ...],
     resamples: int,
     seed: int | None,
     fmt: str,
@@ -271,7 +282,7 @@ def compare_command(
 
     cmp = compare(
         store, baseline, candidates, level=level, judge=judge, k=k, rel=rel, key_rel=key_rel,
-        resamples=resamples, seed=_seed(seed), gate=gate, force=force,
+        measures=measures or None, resamples=resamples, seed=_seed(seed), gate=gate, force=force,
     )  # fmt: skip
     error = cmp.error()
     if fmt == "json":
