@@ -193,7 +193,7 @@ class Encoder:
             # setting HF_HUB_OFFLINE for the whole process. The loading bar is silenced for the
             # load only, and the library's setting put back.
             bars = transformers.utils.logging
-            was_on = bars.is_progress_bar_enabled()  # type: ignore[no-untyped-call]
+            was_on = bars.is_progress_bar_enabled()
             bars.disable_progress_bar()  # type: ignore[no-untyped-call]
             try:
                 self._model = SentenceTransformer(
