@@ -18,6 +18,7 @@ The CLI prints `error: <problem> — <hint>` and exits with `exit_code`; library
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 
 class JudgepoolError(Exception):
@@ -80,6 +81,11 @@ class BudgetExceededError(JudgeError):
 
 
 class GateRefusedError(JudgepoolError):
-    """A comparison refused because some run is under the judged@k gate (exit code 3)."""
+    """A comparison refused because some run is under the judged@k gate (exit code 3).
+
+    `comparison` holds the refused comparison when the library raised it (`db.compare`): its
+    `refused` table names the runs, and its evaluation is there to look at.
+    """
 
     exit_code = 3
+    comparison: Any = None
