@@ -15,18 +15,12 @@ intervals, comparisons) and `judgepool.ui` (the command and the dashboard).
 
 from __future__ import annotations
 
-from importlib import metadata
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from judgepool import errors
     from judgepool.database import Database, open
     from judgepool.results import Comparison, Evaluation, JudgeReport, Pool
-
-try:
-    __version__ = metadata.version("judgepool")
-except metadata.PackageNotFoundError:  # a checkout used without installing it
-    __version__ = "0+unknown"
 
 _LAZY = {
     "open": "judgepool.database",
@@ -42,6 +36,13 @@ __all__ = ["Comparison", "Database", "Evaluation", "JudgeReport", "Pool", "error
 
 def __getattr__(name: str) -> Any:
     """Import the front door's names on first use."""
+    if name == "__version__":
+        from importlib import metadata
+
+        try:
+            return metadata.version("judgepool")
+        except metadata.PackageNotFoundError:  # a checkout used without installing it
+            return "0+unknown"
     if name == "errors":
         import judgepool.errors as module
 
