@@ -164,7 +164,9 @@ class Evaluation:
 
     def to_json(self) -> dict[str, Any]:
         """The same JSON object `judgepool eval --format json` prints."""
-        return self.result.to_json()
+        from judgepool.metrics.report import evaluation_json
+
+        return evaluation_json(self.result)
 
 
 @dataclass(frozen=True)
@@ -232,7 +234,9 @@ class Comparison:
 
     def to_json(self) -> dict[str, Any]:
         """The same JSON object `judgepool compare --format json` prints."""
-        return self.result.to_json()
+        from judgepool.metrics.report import comparison_json
+
+        return comparison_json(self.result)
 
 
 @dataclass(frozen=True)

@@ -84,11 +84,6 @@ class Comparison:
             return None
         return refusal(self.refused, self.evaluation.k, self.gate, self.command)
 
-    def to_json(self) -> dict[str, Any]:
-        """The report as one JSON-ready object (see metrics.report)."""
-        from judgepool.metrics.report import comparison_json
-
-        return comparison_json(self)
 
 
 def compared_measures(evaluation: Evaluation) -> list[str]:

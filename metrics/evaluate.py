@@ -107,11 +107,6 @@ class Evaluation:
             qid: {m: _number(v[i]) for m, v in columns.items()} for i, qid in enumerate(self.qids)
         }
 
-    def to_json(self) -> dict[str, Any]:
-        """The report as one JSON-ready object (see metrics.report)."""
-        from judgepool.metrics.report import evaluation_json
-
-        return evaluation_json(self)
 
 
 def _number(value: float | np.floating[Any]) -> float | None:

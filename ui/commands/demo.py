@@ -78,14 +78,15 @@ class _Demo:
 
     def run(self, *args: str | Path, show: bool = True) -> JudgepoolError | None:
         """Run `judgepool --db DB ARGS` as a user would; return the error it ended with."""
-        from judgepool.ui.cli import cli, report_error
+        from judgepool.ui.reporting import report_error
 
+        root = click.get_current_context().find_root().command  # the `judgepool` group
         words = [_shown(a) if isinstance(a, Path) else a for a in args]
         argv = ["--db", _shown(self.db), *words]
         if show:
             click.secho(f"$ judgepool {shlex.join(argv)}", fg="cyan")
         try:
-            cli.main(args=argv, prog_name="judgepool", standalone_mode=False)
+            root.main(args=argv, prog_name="judgepool", standalone_mode=False)
         except JudgepoolError as err:
             report_error(err, to_stderr=False)  # part of the transcript, in order
             return err

@@ -181,6 +181,7 @@ def eval_command(
     from judgepool.metrics.report import (
         PER_QUERY_HEADERS,
         SUMMARY_HEADERS,
+        evaluation_json,
         per_query_rows,
         summary_rows,
     )
@@ -190,7 +191,7 @@ def eval_command(
         measures=measures or None, resamples=resamples, seed=_seed(seed),
     )  # fmt: skip
     if fmt == "json":
-        echo_json(ev.to_json())
+        echo_json(evaluation_json(ev))
     elif fmt == "csv":
         if per_query:
             _csv(PER_QUERY_HEADERS, per_query_rows(ev))
@@ -278,7 +279,7 @@ def compare_command(
     each such run, its judged@K and holes, and the `judgepool judge` command that fills them.
     """
     from judgepool.metrics.compare import compare
-    from judgepool.metrics.report import COMPARISON_HEADERS, comparison_rows
+    from judgepool.metrics.report import COMPARISON_HEADERS, comparison_json, comparison_rows
 
     cmp = compare(
         store, baseline, candidates, level=level, judge=judge, k=k, rel=rel, key_rel=key_rel,
@@ -286,7 +287,7 @@ def compare_command(
     )  # fmt: skip
     error = cmp.error()
     if fmt == "json":
-        echo_json(cmp.to_json())
+        echo_json(comparison_json(cmp))
     elif error is None and fmt == "csv":
         _csv(COMPARISON_HEADERS, comparison_rows(cmp))
     elif error is None:
