@@ -27,7 +27,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from judgepool.agreement import binary_confusion, confusion, kappa, quadratic_weights
-from judgepool.pooling.labels import check_level, quote
+from judgepool.pooling.label_reads import paired_grade_rows
 from judgepool.pooling.store import Store
 
 GRADES: tuple[int, ...] = (0, 1, 2, 3)
@@ -99,19 +99,7 @@ def paired_grades(
     store: Store, level: str = "chunk", judge: str | None = None
 ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
     """(human grades, judge grades) of the pairs with both an ok human and an ok judge label."""
-    lvl = quote(check_level(level))
-    who = "" if judge is None else f" AND labeller = {quote(judge)}"
-    latest = (
-        "SELECT qid, doc_id, arg_max(grade, id) AS grade FROM judgments "
-        f"WHERE level = {lvl} AND status = 'ok' AND grade IS NOT NULL AND source = "
-    )
-    with store.read() as con:
-        found = con.execute(
-            f"""SELECT h.grade::BIGINT AS human, l.grade::BIGINT AS judge
-                FROM ({latest}'human' GROUP BY qid, doc_id) h
-                JOIN ({latest}'llm'{who} GROUP BY qid, doc_id) l USING (qid, doc_id)
-                ORDER BY qid, doc_id"""
-        ).fetchnumpy()
+    found = paired_grade_rows(store, level, judge)
     return (
         np.asarray(found["human"], dtype=np.int64),
         np.asarray(found["judge"], dtype=np.int64),

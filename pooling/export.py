@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from judgepool.pooling.errors import UsageError
-from judgepool.pooling.labels import check_level, effective_labels_sql, quote
+from judgepool.pooling.labels import check_level, effective_labels_sql, latest_labels_sql
 from judgepool.pooling.store import Store
 
 EXPORT_SOURCES: tuple[str, ...] = ("effective", "human", "judge")
@@ -69,13 +69,8 @@ def chosen_labels_sql(level: str, source: str, judge: str | None = None) -> str:
     if source == "effective":
         return f"SELECT qid, doc_id, judgment_id FROM ({effective_labels_sql(level, judge)})"
     if source == "human":
-        who = "source = 'human'"
-    else:
-        who = "source = 'llm'" + ("" if judge is None else f" AND labeller = {quote(judge)}")
-    return f"""
-        SELECT qid, doc_id, max(id) AS judgment_id FROM judgments
-        WHERE level = {quote(level)} AND status = 'ok' AND grade IS NOT NULL AND {who}
-        GROUP BY qid, doc_id"""
+        return f"SELECT qid, doc_id, judgment_id FROM ({latest_labels_sql(level, 'human')})"
+    return f"SELECT qid, doc_id, judgment_id FROM ({latest_labels_sql(level, 'llm', judge)})"
 
 
 def _json_value(value: Any) -> Any:

@@ -223,14 +223,12 @@ def demo(
 
 def _labeller(db: Path) -> str:
     """The judge that filled the holes (the latest judge labeller at the doc level)."""
-    with Store(db).read() as con:
-        row = con.execute(
-            "SELECT labeller FROM judgments WHERE source = 'llm' AND level = 'doc' "
-            "ORDER BY id DESC LIMIT 1"
-        ).fetchone()
-    if row is None:
+    from judgepool.pooling.label_reads import newest_labeller
+
+    found = newest_labeller(Store(db), LEVEL, "llm")
+    if found is None:
         raise UsageError("the judge wrote no label", "see the judge's messages above")
-    return str(row[0])
+    return found
 
 
 def _fail_on(err: JudgepoolError | None) -> None:
