@@ -192,7 +192,7 @@ def measure(dl: Path, folder: Path, year: str = "dl19") -> dict[str, Any]:
     """The quality protocol of the module docstring (on `year`); returns every figure."""
     from scipy.stats import kendalltau
 
-    from judgepool.judge.offline.agreement import binary, cohen_kappa
+    from judgepool.agreement import binary, cohen_kappa
 
     store = build_store(dl, folder, year)
     started = time.perf_counter()

@@ -64,7 +64,7 @@ def doc_rankings(store: Any, names: Sequence[str]) -> dict[str, dict[str, dict[s
 def measure_demo(folder: Path, runs: Sequence[str], data: Path = DEMO_DATA) -> dict[str, Any]:
     """Fill the doc-level depth-10 holes of `runs` in a fresh demo database; compare with our
     hidden labels (agreement, recall of the relevant holes, each v2 run's nDCG@10 gain)."""
-    from judgepool.judge.offline.agreement import binary, cohen_kappa
+    from judgepool.agreement import binary, cohen_kappa
 
     folder.mkdir(parents=True, exist_ok=True)
     store = build_demo(folder, data)

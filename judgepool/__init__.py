@@ -1,16 +1,54 @@
 """judgepool: know whether a retrieval change made search better.
 
-The four parts of the product live in the repository's folders and import under this one root:
-`judgepool.pooling` (the database: ingest, pools, labels), `judgepool.judge` (judges that fill the
-holes), `judgepool.metrics` (measures, intervals, comparisons) and `judgepool.ui` (the command and
-the dashboard).
+    import judgepool as jp
+    db = jp.open("eval.duckdb")
+    db.ingest_qrels("qrels.txt"); db.ingest_run("bm25.trec"); db.ingest_run("splade.trec")
+    db.judge("offline")                       # fill the holes of the pool
+    db.compare("bm25", "splade").deltas       # a polars DataFrame
+
+The front door (`open`, `Database` and the results it returns) is imported on first use, so that
+`import judgepool` and the `judgepool` command stay fast. The parts live in the repository's
+folders and import under this one root: `judgepool.pooling` (the database: ingest, pools,
+labels), `judgepool.judge` (judges that fill the holes), `judgepool.metrics` (measures,
+intervals, comparisons) and `judgepool.ui` (the command and the dashboard).
 """
 
 from __future__ import annotations
 
-from importlib import metadata
+from typing import TYPE_CHECKING, Any
 
-try:
-    __version__ = metadata.version("judgepool")
-except metadata.PackageNotFoundError:  # a checkout used without installing it
-    __version__ = "0+unknown"
+if TYPE_CHECKING:
+    from judgepool import errors
+    from judgepool.database import Database, open
+    from judgepool.results import Comparison, Evaluation, JudgeReport, Pool
+
+_LAZY = {
+    "open": "judgepool.database",
+    "Database": "judgepool.database",
+    "Pool": "judgepool.results",
+    "Evaluation": "judgepool.results",
+    "Comparison": "judgepool.results",
+    "JudgeReport": "judgepool.results",
+}
+
+__all__ = ["Comparison", "Database", "Evaluation", "JudgeReport", "Pool", "errors", "open"]
+
+
+def __getattr__(name: str) -> Any:
+    """Import the front door's names on first use."""
+    if name == "__version__":
+        from importlib import metadata
+
+        try:
+            return metadata.version("judgepool")
+        except metadata.PackageNotFoundError:  # a checkout used without installing it
+            return "0+unknown"
+    if name == "errors":
+        import judgepool.errors as module
+
+        return module
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module 'judgepool' has no attribute {name!r}")

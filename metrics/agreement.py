@@ -26,7 +26,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from judgepool.pooling.labels import check_level, quote
+from judgepool.agreement import binary_confusion, confusion, kappa, quadratic_weights
+from judgepool.pooling.label_reads import paired_grade_rows
 from judgepool.pooling.store import Store
 
 GRADES: tuple[int, ...] = (0, 1, 2, 3)
@@ -60,49 +61,6 @@ def _none_if_nan(value: float) -> float | None:
     return None if np.isnan(value) else float(value)
 
 
-def cohen_kappa(confusion: NDArray[np.int64], weights: NDArray[np.float64] | None = None) -> float:
-    """Cohen's kappa of a square confusion matrix (weighted when `weights` is given); NaN when
-    the expected disagreement is zero."""
-    counts = np.asarray(confusion, dtype=np.float64)
-    n = counts.sum()
-    if n == 0:
-        return float("nan")
-    size = counts.shape[0]
-    if weights is None:
-        weights = 1.0 - np.eye(size)
-    expected = np.outer(counts.sum(axis=1), counts.sum(axis=0)) / n
-    disagreement_expected = float((weights * expected).sum())
-    if disagreement_expected == 0.0:
-        return float("nan")
-    return 1.0 - float((weights * counts).sum()) / disagreement_expected
-
-
-def quadratic_weights(size: int) -> NDArray[np.float64]:
-    """w_ij = (i - j)^2 (the normalisation by (size - 1)^2 cancels in the kappa ratio)."""
-    idx = np.arange(size, dtype=np.float64)
-    return (idx[:, None] - idx[None, :]) ** 2
-
-
-def binary(confusion: NDArray[np.int64], threshold: int = RELEVANT) -> NDArray[np.int64]:
-    """Collapse a grade confusion matrix to 2 x 2: below `threshold` vs at or above it."""
-    below = np.asarray(GRADES) < threshold
-    counts = np.asarray(confusion)
-    return np.array(
-        [
-            [counts[below][:, below].sum(), counts[below][:, ~below].sum()],
-            [counts[~below][:, below].sum(), counts[~below][:, ~below].sum()],
-        ],
-        dtype=np.int64,
-    )
-
-
-def confusion_of(human: NDArray[np.int64], judge: NDArray[np.int64]) -> NDArray[np.int64]:
-    """The 4 x 4 count matrix of paired grades in 0-3 (rows human, columns judge)."""
-    size = len(GRADES)
-    cells = np.asarray(human, dtype=np.int64) * size + np.asarray(judge, dtype=np.int64)
-    return np.bincount(cells, minlength=size * size).reshape(size, size).astype(np.int64)
-
-
 def agreement_from(
     human: NDArray[np.int64],
     judge: NDArray[np.int64],
@@ -114,7 +72,7 @@ def agreement_from(
     j = np.asarray(judge, dtype=np.int64)
     valid = np.isin(h, GRADES) & np.isin(j, GRADES)
     h, j = h[valid], j[valid]
-    matrix = confusion_of(h, j)
+    matrix = confusion(h, j, len(GRADES))
     n = int(matrix.sum())
     lenient = int(((j >= RELEVANT) & (h < RELEVANT)).sum())
     strict = int(((j < RELEVANT) & (h >= RELEVANT)).sum())
@@ -127,9 +85,9 @@ def agreement_from(
         excluded=int((~valid).sum()),
         confusion=matrix.tolist(),
         exact=float(np.trace(matrix)) / n if n else None,
-        kappa=_none_if_nan(cohen_kappa(matrix)),
-        kappa_binary=_none_if_nan(cohen_kappa(binary(matrix))),
-        kappa_quadratic=_none_if_nan(cohen_kappa(matrix, quadratic_weights(len(GRADES)))),
+        kappa=_none_if_nan(kappa(matrix)),
+        kappa_binary=_none_if_nan(kappa(binary_confusion(matrix, RELEVANT))),
+        kappa_quadratic=_none_if_nan(kappa(matrix, quadratic_weights(len(GRADES)))),
         lenient=lenient,
         strict=strict,
         lenient_rate=lenient / human_no if human_no else None,
@@ -141,19 +99,7 @@ def paired_grades(
     store: Store, level: str = "chunk", judge: str | None = None
 ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
     """(human grades, judge grades) of the pairs with both an ok human and an ok judge label."""
-    lvl = quote(check_level(level))
-    who = "" if judge is None else f" AND labeller = {quote(judge)}"
-    latest = (
-        "SELECT qid, doc_id, arg_max(grade, id) AS grade FROM judgments "
-        f"WHERE level = {lvl} AND status = 'ok' AND grade IS NOT NULL AND source = "
-    )
-    with store.read() as con:
-        found = con.execute(
-            f"""SELECT h.grade::BIGINT AS human, l.grade::BIGINT AS judge
-                FROM ({latest}'human' GROUP BY qid, doc_id) h
-                JOIN ({latest}'llm'{who} GROUP BY qid, doc_id) l USING (qid, doc_id)
-                ORDER BY qid, doc_id"""
-        ).fetchnumpy()
+    found = paired_grade_rows(store, level, judge)
     return (
         np.asarray(found["human"], dtype=np.int64),
         np.asarray(found["judge"], dtype=np.int64),

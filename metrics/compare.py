@@ -36,6 +36,7 @@ from judgepool.metrics.gate import (
     refusal,
     under_gate,
 )
+from judgepool.metrics.measures import Measure
 from judgepool.pooling.errors import GateRefusedError, UsageError
 from judgepool.pooling.store import Store
 
@@ -83,11 +84,6 @@ class Comparison:
             return None
         return refusal(self.refused, self.evaluation.k, self.gate, self.command)
 
-    def to_json(self) -> dict[str, Any]:
-        """The report as one JSON-ready object (see metrics.report)."""
-        from judgepool.metrics.report import comparison_json
-
-        return comparison_json(self)
 
 
 def compared_measures(evaluation: Evaluation) -> list[str]:
@@ -172,6 +168,7 @@ def compare(
     k: int = 10,
     rel: int = 2,
     key_rel: int = 3,
+    measures: Sequence[str | Measure] | None = None,
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
     gate: float = DEFAULT_GATE,
@@ -193,7 +190,7 @@ def compare(
     runs = (baseline, *candidates)
     evaluation = evaluate(
         store, runs, level=level, judge=judge, k=k, rel=rel, key_rel=key_rel,
-        resamples=resamples, seed=seed, top_grade=top_grade, average=average,
+        measures=measures, resamples=resamples, seed=seed, top_grade=top_grade, average=average,
     )  # fmt: skip
     summaries = evaluation.summaries
     refused = under_gate(

@@ -23,6 +23,7 @@ from numpy.typing import NDArray
 
 from judgepool.metrics.load import Labels, TopK
 from judgepool.metrics.measures import Measure
+from judgepool.pooling.errors import UsageError
 
 Values = NDArray[np.float64]
 
@@ -63,7 +64,12 @@ def _ratio(
 
 def per_query(measure: Measure, top: TopK, labels: Labels) -> Values:
     """(runs, queries) the measure's value per run and query; NaN where it is not defined."""
-    k = measure.k
+    if not measure.native or measure.k is None:
+        raise UsageError(
+            f"{measure} is not one of judgepool's own measures (ir-measures computes it)",
+            "evaluate it through metrics.evaluate.evaluate(measures=[...])",
+        )
+    k: int = measure.k
     grades = top.grades[:, :, :k]
     if measure.kind == "Judged":
         shown = np.minimum(top.returned, k)
@@ -85,8 +91,13 @@ def per_query(measure: Measure, top: TopK, labels: Labels) -> Values:
     return _ratio(hits, np.minimum(relevant, k)[None, :], ok[None, :])
 
 
-def filled(top: TopK, labels: Labels, run: int, grade: int) -> tuple[TopK, Labels]:
-    """One run's top k and the labels as they would be if every hole of that run had `grade`."""
+def filled(
+    top: TopK, labels: Labels, run: int, grade: int, depth: int | None = None
+) -> tuple[TopK, Labels]:
+    """One run's top k and the labels as they would be if every hole of that run's top `depth`
+    (default: all of the loaded top k) had `grade`."""
     holes = top.holes[run]
+    if depth is not None:
+        holes = holes & (np.arange(holes.shape[1]) < depth)[None, :]
     grades = np.where(holes, float(grade), top.grades[run])[None, :, :]
     return TopK(grades, top.returned[run : run + 1]), labels.with_extra(grade, holes.sum(axis=1))

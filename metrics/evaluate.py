@@ -4,9 +4,9 @@ Which queries count, stated in every report:
 - the **evaluation set** is the queries with at least one effective label at the level (human,
   else the chosen judge's); a run that returned nothing for one of them scores 0 there;
 - by default (`average="defined"`) a measure's mean is over the evaluation-set queries that have
-  a doc at its threshold (grade >= 1 for nDCG, >= rel for R and nR); the others are left out of
-  that mean, and the number kept is reported (`Evaluation.averaged`). Judged@k is averaged over
-  the whole evaluation set;
+  a doc at its threshold (grade >= 1 for nDCG, >= rel for R and nR, the rel of any other
+  measure); the others are left out of that mean, and the number kept is reported
+  (`Evaluation.averaged`). Judged@k is averaged over the whole evaluation set;
 - with `average="trec_eval"` every mean is over the whole evaluation set and a query with no doc
   at the threshold counts 0, exactly as `trec_eval -c` averages (trec_eval -c also counts 0 for a
   qrels query the run misses, as we always do, and ignores queries that are not in the qrels,
@@ -36,11 +36,26 @@ from judgepool.metrics.bootstrap import (
     percentile_interval,
 )
 from judgepool.metrics.compute import defined, filled, per_query
+from judgepool.metrics.external import (
+    ExternalData,
+    external_values,
+    load_external,
+    needed_depth,
+    provider_name,
+    with_holes_as,
+)
 from judgepool.metrics.idwarnings import id_warnings
 from judgepool.metrics.load import EvalData, Labels, TopK, load
-from judgepool.metrics.measures import Measure, check_k, check_rel, default_measures
+from judgepool.metrics.measures import (
+    Measure,
+    check_k,
+    check_rel,
+    default_measures,
+    parse_measure,
+)
 from judgepool.pooling.errors import UsageError
 from judgepool.pooling.pool import exact_judged
+from judgepool.pooling.rankings import run_keys
 from judgepool.pooling.store import Store
 
 Interval = tuple[float, float]
@@ -91,6 +106,7 @@ class Evaluation:
     averaged: dict[str, NDArray[np.bool_]]  # measure -> (queries,) the queries in its mean
     summaries: dict[str, RunSummary]
     boot: dict[str, NDArray[np.float64]] = field(repr=False)  # measure -> (resamples, runs)
+    engines: dict[str, str] = field(default_factory=dict)  # measure -> what computed it
     average: str = "defined"
     defined: dict[str, NDArray[np.bool_]] = field(default_factory=dict)  # queries with a value
     warnings: tuple[str, ...] = ()  # metrics.idwarnings: runs missing most queries, odd ids
@@ -126,11 +142,6 @@ class Evaluation:
             qid: {m: _number(v[i]) for m, v in columns.items()} for i, qid in enumerate(self.qids)
         }
 
-    def to_json(self) -> dict[str, Any]:
-        """The report as one JSON-ready object (see metrics.report)."""
-        from judgepool.metrics.report import evaluation_json
-
-        return evaluation_json(self)
 
 
 def _number(value: float | np.floating[Any]) -> float | None:
@@ -170,34 +181,68 @@ def bootstrap_all(
     return boot
 
 
-def averaged_values(
-    measure: Measure, top: TopK, labels: Labels, average: str = "defined"
-) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
-    """(runs, queries) values and the (queries,) mask of the queries in the mean: the one place
-    that decides which queries a mean is over (see the module docstring)."""
-    values = per_query(measure, top, labels)
-    mask = defined(measure, labels)
-    if check_average(average) == "trec_eval":
-        return np.where(mask[None, :], values, 0.0), np.ones_like(mask)
-    return values, mask
-
-
 def _bounds(
     data: EvalData,
     measures: Sequence[Measure],
     run: int,
     top_grade: int,
     means: dict[str, float | None],
+    external: ExternalData | None,
     average: str,
 ) -> dict[str, tuple[float | None, float | None]]:
-    top, labels = filled(data.top, data.labels, run, top_grade)
+    """Each measure's mean as it is and with every hole of the run (within the measure's depth)
+    given the top grade."""
     out: dict[str, tuple[float | None, float | None]] = {}
     for measure in measures:
-        if measure.kind == "Judged":
+        if measure.threshold is None:  # Judged@k and counts: holes are what they measure
             continue
-        high = _means(*averaged_values(measure, top, labels, average))[0]
+        if measure.native:
+            top, labels = filled(data.top, data.labels, run, top_grade, measure.k)
+            high = _means(*_averaged(measure, per_query(measure, top, labels), labels, average))[0]
+        elif external is not None:
+            qrels, added = with_holes_as(external, data.runs[run], top_grade, measure.depth)
+            labels = data.labels.with_extra(top_grade, added)
+            values = external_values([measure], external, [data.runs[run]], qrels)[str(measure)]
+            high = _means(*_averaged(measure, values, labels, average))[0]
+        else:
+            continue
         out[str(measure)] = (means[str(measure)], high)
     return out
+
+
+def _averaged(
+    measure: Measure, values: NDArray[np.float64], labels: Labels, average: str
+) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
+    """(runs, queries) values and the (queries,) mask of the queries in the mean: the one place
+    that decides which queries a mean is over (see the module docstring)."""
+    mask = defined(measure, labels)
+    if check_average(average) == "trec_eval":
+        return np.where(mask[None, :], values, 0.0), np.ones_like(mask)
+    return np.where(mask[None, :], values, np.nan), mask
+
+
+def measure_values(
+    data: EvalData,
+    measures: Sequence[Measure],
+    external: ExternalData | None,
+    average: str = "defined",
+) -> tuple[dict[str, NDArray[np.float64]], dict[str, NDArray[np.bool_]]]:
+    """(runs, queries) values of every measure (NaN where a query is not averaged) and the
+    queries each measure averages over: native ones on judgepool's path, the rest by ir-measures."""
+    others = [m for m in measures if not m.native]
+    if others and external is None:
+        raise UsageError(
+            f"measures {', '.join(map(str, others))} need the rankings loaded",
+            "evaluate through metrics.evaluate.evaluate, which reads them",
+        )
+    computed = external_values(others, external, data.runs) if external is not None else {}
+    values: dict[str, NDArray[np.float64]] = {}
+    averaged: dict[str, NDArray[np.bool_]] = {}
+    for m in measures:
+        name = str(m)
+        raw = per_query(m, data.top, data.labels) if m.native else computed[name]
+        values[name], averaged[name] = _averaged(m, raw, data.labels, average)
+    return values, averaged
 
 
 def judged_fractions(top: TopK, k: int) -> list[Fraction]:
@@ -219,20 +264,20 @@ def evaluate_data(
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
     top_grade: int | None = None,
+    external: ExternalData | None = None,
     average: str = "defined",
 ) -> Evaluation:
-    """The evaluation of already loaded data (what `evaluate` does after reading the store)."""
+    """The evaluation of already loaded data (what `evaluate` does after reading the store);
+    `external` holds the labels and rankings for measures computed by ir-measures."""
     if resamples < 1:
         raise UsageError(f"resamples={resamples} is not positive", "use e.g. --resamples 10000")
     check_average(average)
     grade_max = int(data.labels.grades.max()) if data.labels.grades.size else TOP_GRADE
     top = max(TOP_GRADE, grade_max) if top_grade is None else top_grade
-    pairs = {str(m): averaged_values(m, data.top, data.labels, average) for m in measures}
-    values = {name: v for name, (v, _) in pairs.items()}
-    averaged = {name: mask for name, (_, mask) in pairs.items()}
+    values, averaged = measure_values(data, measures, external, average)
     boot = bootstrap_all(values, averaged, resamples, seed)
     judged = judged_fractions(data.top, data.k)
-    holes = data.top.holes.sum(axis=(1, 2))
+    holes = data.top.holes[:, :, : data.k].sum(axis=(1, 2))
     missing = (data.top.returned == 0).sum(axis=1)
     means = {name: _means(v, averaged[name]) for name, v in values.items()}
     intervals = {name: percentile_interval(b) for name, b in boot.items() if averaged[name].any()}
@@ -252,7 +297,9 @@ def evaluate_data(
             judged=float(judged[i]),
             holes=int(holes[i]),
             missing=int(missing[i]),
-            bounds=_bounds(data, measures, i, top, run_means, average) if holes[i] else None,
+            bounds=(
+                _bounds(data, measures, i, top, run_means, external, average) if holes[i] else None
+            ),
             judged_exact=judged[i],
         )
     return Evaluation(
@@ -269,6 +316,8 @@ def evaluate_data(
         averaged=averaged,
         summaries=summaries,
         boot=boot,
+        engines={str(m): "judgepool" if m.native else f"ir-measures ({provider_name(m)})"
+                 for m in measures},
         average=average,
         defined={str(m): defined(m, data.labels) for m in measures},
         warnings=id_warnings(
@@ -281,7 +330,38 @@ def evaluate_data(
             },
             data.k,
         ),
+    )  # fmt: skip
+
+
+def chosen_measures(
+    measures: Sequence[str | Measure] | None, k: int, rel: int, key_rel: int
+) -> tuple[Measure, ...]:
+    """The measures asked for (ir-measures strings or Measures), or the four defaults at k."""
+    if not measures:
+        return default_measures(k, rel, key_rel)
+    return tuple(
+        dict.fromkeys(m if isinstance(m, Measure) else parse_measure(m) for m in measures)
     )
+
+
+def load_for(
+    store: Store,
+    runs: Sequence[str] | None,
+    measures: Sequence[Measure],
+    level: str,
+    judge: str | None,
+    k: int,
+) -> tuple[EvalData, ExternalData | None]:
+    """Read what `measures` need: the top k (deeper for deeper native measures) and, when some
+    measure is computed by ir-measures, the labels and rankings it is given."""
+    deepest = max([k, *(m.k for m in measures if m.native and m.k is not None)])
+    data = load(store, runs, level=level, judge=judge, k=k, depth=deepest)
+    others = [m for m in measures if not m.native]
+    if not others:
+        return data, None
+    keys = run_keys(store, list(data.runs))
+    external = load_external(store, level, judge, keys, data.qids, needed_depth(others))
+    return data, external
 
 
 def evaluate(
@@ -293,18 +373,19 @@ def evaluate(
     k: int = 10,
     rel: int = 2,
     key_rel: int = 3,
+    measures: Sequence[str | Measure] | None = None,
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
     top_grade: int | None = None,
     average: str = "defined",
 ) -> Evaluation:
-    """nDCG@k, R(rel=key_rel)@k, nR(rel=rel)@k and Judged@k of `runs` (default: every run),
-    averaged over the queries `average` says (see the module docstring)."""
+    """`measures` (ir-measures strings; default nDCG@k, R(rel=key_rel)@k, nR(rel=rel)@k and
+    Judged@k) of `runs` (default: every run), averaged over the queries `average` says (see the
+    module docstring); judged@k and holes at cutoff `k`."""
     check_k(k)
     check_rel(rel)
     check_rel(key_rel)
     check_average(average)
-    data = load(store, runs, level=level, judge=judge, k=k)
-    return evaluate_data(
-        data, default_measures(k, rel, key_rel), resamples, seed, top_grade, average
-    )
+    chosen = chosen_measures(measures, k, rel, key_rel)
+    data, external = load_for(store, runs, chosen, level, judge, k)
+    return evaluate_data(data, chosen, resamples, seed, top_grade, external, average)

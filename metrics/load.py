@@ -1,4 +1,4 @@
-"""Read what the measures need from the store, once, into numpy arrays.
+"""What the measures need, read once (pooling.evaluation_rows) and turned into numpy arrays.
 
 Three things are read in one short read-only connection:
 - the **labels**: every effective label of the evaluation set, summarised per query as a count of
@@ -14,22 +14,18 @@ come from the store (trec_eval's order, fixed at ingest), so nothing here sorts 
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import NDArray
 
 from judgepool.pooling.errors import UsageError
-from judgepool.pooling.idcheck import IdCheck, check_ids
-from judgepool.pooling.labels import check_level, effective_labels_sql, label_levels
-from judgepool.pooling.rankings import rankings_sql, run_keys
+from judgepool.pooling.evaluation_rows import evaluation_rows
+from judgepool.pooling.idcheck import IdCheck
+from judgepool.pooling.labels import check_level, label_levels
+from judgepool.pooling.rankings import run_keys
 from judgepool.pooling.store import Store
-
-if TYPE_CHECKING:
-    import duckdb
 
 
 @dataclass(frozen=True)
@@ -57,8 +53,8 @@ class Labels:
 class TopK:
     """Each run's top k on the evaluation set."""
 
-    grades: NDArray[np.float64]  # (runs, queries, k) grade at rank i + 1, NaN = no label / no doc
-    returned: NDArray[np.int64]  # (runs, queries) min(k, docs the run returned for the query)
+    grades: NDArray[np.float64]  # (runs, queries, depth) grade at rank i + 1, NaN = no label/doc
+    returned: NDArray[np.int64]  # (runs, queries) min(depth, docs the run returned for the query)
 
     @property
     def present(self) -> NDArray[np.bool_]:
@@ -78,36 +74,12 @@ class EvalData:
 
     level: str
     judge: str | None
-    k: int
+    k: int  # the report's cutoff (judged@k, holes); `top` may be deeper for deeper measures
     runs: tuple[str, ...]
     qids: tuple[str, ...]
     labels: Labels
     top: TopK
     ids: IdCheck = field(default_factory=lambda: IdCheck({}, ()))  # pooling.idcheck's findings
-
-
-def _fetch_top(
-    con: duckdb.DuckDBPyConnection, level: str, keys: list[int], k: int, lab: str, qix: str
-) -> dict[str, NDArray[np.generic]]:
-    return con.execute(
-        f"""SELECT r.run_key, q.qi, r.rank - 1 AS pos,
-                   coalesce(l.grade::DOUBLE, 'NaN'::DOUBLE) AS grade,
-                   strlen(r.doc_id) <> length(r.doc_id) AS odd
-            FROM ({rankings_sql(level, keys, k)}) r
-            JOIN {qix} q ON q.qid = r.qid
-            LEFT JOIN {lab} l ON l.qid = r.qid AND l.doc_id = r.doc_id"""
-    ).fetchnumpy()
-
-
-def _covered(keys: dict[str, int], top: dict[str, NDArray[np.generic]]) -> dict[str, int]:
-    """How many evaluation-set queries each run ranks (from the top k just read)."""
-    if not top["run_key"].size:
-        return dict.fromkeys(keys, 0)
-    runs, queries = top["run_key"].astype(np.int64), top["qi"].astype(np.int64)
-    pairs = np.unique(np.stack([runs, queries]), axis=1)
-    found, counts = np.unique(pairs[0], return_counts=True)
-    per_key = {int(key): int(n) for key, n in zip(found, counts, strict=True)}
-    return {name: per_key.get(key, 0) for name, key in keys.items()}
 
 
 def load(
@@ -116,39 +88,19 @@ def load(
     level: str = "chunk",
     judge: str | None = None,
     k: int = 10,
+    depth: int | None = None,
 ) -> EvalData:
-    """Read the labels and the top k of `runs` (default: every run, by name) at `level`."""
+    """Read the labels and the top `depth` (default k) of `runs` (default: every run, by name) at
+    `level`; `k` is the cutoff of the report (judged@k, holes)."""
+    depth = max(k, depth or k)
     level = check_level(level)
     keys = run_keys(store, runs)
     if not keys:
         raise UsageError("no runs to evaluate", "ingest one first: `judgepool ingest run FILE`")
     names = tuple(keys)
     key_list = [keys[n] for n in names]
-    tag = uuid.uuid4().hex[:12]
-    lab, qix = f"_metrics_lab_{tag}", f"_metrics_qix_{tag}"
-    with store.read() as con:
-        try:
-            con.execute(
-                f"CREATE TEMP TABLE {lab} AS "
-                f"SELECT qid, doc_id, grade FROM ({effective_labels_sql(level, judge)})"
-            )
-            con.execute(
-                f"CREATE TEMP TABLE {qix} AS SELECT qid, "
-                f"(row_number() OVER (ORDER BY qid) - 1)::BIGINT AS qi "
-                f"FROM (SELECT DISTINCT qid FROM {lab})"
-            )
-            qids = tuple(
-                str(q) for (q,) in con.execute(f"SELECT qid FROM {qix} ORDER BY qi").fetchall()
-            )
-            hist = con.execute(
-                f"SELECT q.qi, l.grade::BIGINT AS grade, count(*)::BIGINT AS n "
-                f"FROM {lab} l JOIN {qix} q ON q.qid = l.qid GROUP BY ALL"
-            ).fetchnumpy()
-            top = _fetch_top(con, level, key_list, k, lab, qix)
-            ids = check_ids(con, keys, level, judge, k, _covered(keys, top), bool(top["odd"].any()))
-        finally:
-            con.execute(f"DROP TABLE IF EXISTS {lab}")
-            con.execute(f"DROP TABLE IF EXISTS {qix}")
+    rows = evaluation_rows(store, level, judge, keys, depth, k)
+    qids, hist, top = rows.qids, rows.hist, rows.top
     if not qids:
         who = "any judge" if judge is None else f"judge {judge!r}"
         others = [other for other in label_levels(store) if other != level]
@@ -175,7 +127,7 @@ def load(
     ri = order[np.searchsorted(sorted_keys, top["run_key"])]
     qi = top["qi"].astype(np.int64)
     pos = top["pos"].astype(np.int64)
-    cube = np.full((len(names), n_q, k), np.nan)
+    cube = np.full((len(names), n_q, depth), np.nan)
     cube[ri, qi, pos] = top["grade"]
     returned = np.bincount(ri * n_q + qi, minlength=len(names) * n_q).reshape(len(names), n_q)
     return EvalData(
@@ -186,5 +138,5 @@ def load(
         qids=qids,
         labels=Labels(grades, counts),
         top=TopK(cube, returned),
-        ids=ids,
+        ids=rows.ids,
     )

@@ -58,6 +58,7 @@ def evaluation_json(ev: Evaluation) -> dict[str, Any]:
         "average": ev.average,
         "averaged": {m: ev.n(m) for m in names},
         "left_out": {m: ev.left_out(m) for m in names},
+        "engines": {m: ev.engines.get(m, "judgepool") for m in names},
         "runs": runs,
         "comparisons": [],
         "refused": [],

@@ -15,7 +15,7 @@ from datetime import datetime
 from typing import Any
 
 from judgepool.pooling.errors import UsageError
-from judgepool.pooling.labels import check_level, effective_labels_sql, quote
+from judgepool.pooling.labels import check_level, effective_labels_sql, latest_labels_sql, quote
 from judgepool.pooling.pool import check_depth
 from judgepool.pooling.rankings import rankings_sql, run_keys
 from judgepool.pooling.store import Store
@@ -271,16 +271,6 @@ def pair_detail(
     )
 
 
-def _judge_labels_sql(level: str, judge: str | None) -> str:
-    """(qid, doc_id, grade): the latest ok judge label of each pair (of `judge` when named)."""
-    who = "" if judge is None else f" AND labeller = {quote(judge)}"
-    return f"""
-        SELECT qid, doc_id, arg_max(grade, id) AS grade FROM judgments
-        WHERE level = {quote(check_level(level))} AND source = 'llm' AND status = 'ok'
-              AND grade IS NOT NULL{who}
-        GROUP BY qid, doc_id"""
-
-
 def audit_sample(
     store: Store, per_grade: int, seed: int, level: str = "chunk", judge: str | None = None
 ) -> list[SampledPair]:
@@ -296,7 +286,7 @@ def audit_sample(
         )
     with store.read() as con:
         rows = con.execute(
-            f"SELECT qid, doc_id, grade FROM ({_judge_labels_sql(level, judge)}) "
+            f"SELECT qid, doc_id, grade FROM ({latest_labels_sql(level, 'llm', judge)}) "
             "ORDER BY grade, qid, doc_id"
         ).fetchall()
     by_grade: dict[int, list[SampledPair]] = {}

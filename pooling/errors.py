@@ -21,6 +21,7 @@ from __future__ import annotations
 import errno
 import re
 from pathlib import Path
+from typing import Any
 
 
 class JudgepoolError(Exception):
@@ -83,9 +84,14 @@ class BudgetExceededError(JudgeError):
 
 
 class GateRefusedError(JudgepoolError):
-    """A comparison refused because some run is under the judged@k gate (exit code 3)."""
+    """A comparison refused because some run is under the judged@k gate (exit code 3).
+
+    `comparison` holds the refused comparison when the library raised it (`db.compare`): its
+    `refused` table names the runs, and its evaluation is there to look at.
+    """
 
     exit_code = 3
+    comparison: Any = None
 
 
 class HostError(JudgepoolError):

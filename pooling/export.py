@@ -16,11 +16,13 @@ so the same database always gives the same bytes: the CLI and the dashboard both
 from __future__ import annotations
 
 import json
+import os
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 from judgepool.pooling.errors import UsageError
-from judgepool.pooling.labels import check_level, effective_labels_sql, quote
+from judgepool.pooling.labels import check_level, effective_labels_sql, latest_labels_sql
 from judgepool.pooling.store import Store
 
 EXPORT_SOURCES: tuple[str, ...] = ("effective", "human", "judge")
@@ -66,13 +68,8 @@ def chosen_labels_sql(level: str, source: str, judge: str | None = None) -> str:
     if source == "effective":
         return f"SELECT qid, doc_id, judgment_id FROM ({effective_labels_sql(level, judge)})"
     if source == "human":
-        who = "source = 'human'"
-    else:
-        who = "source = 'llm'" + ("" if judge is None else f" AND labeller = {quote(judge)}")
-    return f"""
-        SELECT qid, doc_id, max(id) AS judgment_id FROM judgments
-        WHERE level = {quote(level)} AND status = 'ok' AND grade IS NOT NULL AND {who}
-        GROUP BY qid, doc_id"""
+        return f"SELECT qid, doc_id, judgment_id FROM ({latest_labels_sql(level, 'human')})"
+    return f"SELECT qid, doc_id, judgment_id FROM ({latest_labels_sql(level, 'llm', judge)})"
 
 
 def _json_value(value: Any) -> Any:
@@ -144,3 +141,24 @@ def nothing_to_export(
 def export_file_name(level: str, source: str, fmt: str) -> str:
     """The suggested file name of an export (the dashboard's download name)."""
     return f"qrels.{level}.{source}.{'txt' if fmt == 'trec' else 'jsonl'}"
+
+
+def export_file(
+    store: Store,
+    path: str | os.PathLike[str],
+    level: str = "chunk",
+    source: str = "effective",
+    judge: str | None = None,
+    fmt: str = "trec",
+) -> tuple[Path, int]:
+    """Write the exported labels to `path` (atomically, never over the database, a DuckDB file
+    or anything but a regular file); returns the path and the number of labels written.
+
+    The target is checked before anything is read, and an export of nothing is refused."""
+    from judgepool.pooling.outfile import check_target, write_atomic
+
+    check_target(path, [store.path])
+    payload = export_labels(store, level=level, source=source, judge=judge, fmt=fmt)
+    if not payload:
+        raise nothing_to_export(store, level, source, judge)
+    return write_atomic(path, payload, [store.path]), payload.count(b"\n")

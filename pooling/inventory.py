@@ -88,3 +88,23 @@ def status_counts(store: Store) -> dict[str, Any]:
             for a, b, c, d, e in labels
         ],
     }
+
+
+def fingerprint(store: Store) -> tuple[str, ...]:
+    """A small value that changes whenever labels, runs, docs or queries change (one short read:
+    the dashboard keys its caches on it)."""
+    with store.read() as con:
+        row = con.execute(
+            """SELECT (SELECT max(id) FROM judgments), (SELECT count(*) FROM judgments),
+                      (SELECT max(ingested_at) FROM runs), (SELECT count(*) FROM runs),
+                      (SELECT max(ingested_at) FROM docs), (SELECT count(*) FROM docs),
+                      (SELECT max(ingested_at) FROM queries), (SELECT count(*) FROM queries)"""
+        ).fetchone()
+    return tuple(str(v) for v in row) if row else ()
+
+
+def all_query_texts(store: Store) -> dict[str, str]:
+    """qid -> text of every query that has one."""
+    with store.read() as con:
+        rows = con.execute("SELECT qid, text FROM queries").fetchall()
+    return {str(q): str(t) for q, t in rows}

@@ -124,22 +124,30 @@ def quote(value: str) -> str:
     return "'" + value.replace("'", "''") + "'"
 
 
-def _qualifying(level: str, judge: str | None) -> str:
-    """WHERE clause of the labels that can be effective: ok human labels, ok judge labels."""
+def _qualifying(level: str, judge: str | None, skip_prefix: str | None = None) -> str:
+    """WHERE clause of the labels that can be effective: ok human labels, ok judge labels (of
+    `judge` only, when named; never of a labeller starting with `skip_prefix`)."""
     check_level(level)
-    judges = (
-        "source = 'llm'" if judge is None else f"(source = 'llm' AND labeller = {quote(judge)})"
-    )
+    judges = "source = 'llm'"
+    if judge is not None:
+        judges += f" AND labeller = {quote(judge)}"
+    if skip_prefix is not None:
+        judges += f" AND NOT starts_with(labeller, {quote(skip_prefix)})"
     return (
         f"level = {quote(level)} AND status = 'ok' AND grade IS NOT NULL "
-        f"AND (source = 'human' OR {judges})"
+        f"AND (source = 'human' OR ({judges}))"
     )
 
 
-def effective_labels_sql(level: str, judge: str | None = None) -> str:
+def effective_labels_sql(
+    level: str, judge: str | None = None, skip_prefix: str | None = None
+) -> str:
     """A subquery of (qid, doc_id, grade, source, labeller, judgment_id): one row per labelled pair.
 
-    `judge` restricts the judge labels considered to one labeller; human labels always count.
+    This is THE effective-label rule (the latest human label of the pair, else the latest ok
+    judge label), and every reader of labels goes through it. `judge` restricts the judge labels
+    considered to one labeller; `skip_prefix` leaves out judges whose labeller starts with it (the
+    offline judge's own evidence must not feed on its earlier guesses); human labels always count.
     """
     # One aggregate instead of a window: the pick key puts human labels above judge labels
     # (bit 62) and, within a source, the latest written (highest id) first.
@@ -148,7 +156,22 @@ def effective_labels_sql(level: str, judge: str | None = None) -> str:
                max_by(labeller, pick) AS labeller, max_by(id, pick) AS judgment_id
         FROM (SELECT qid, doc_id, grade, source, labeller, id,
                      ((source = 'human')::BIGINT << 62) + id AS pick
-              FROM judgments WHERE {_qualifying(level, judge)})
+              FROM judgments WHERE {_qualifying(level, judge, skip_prefix)})
+        GROUP BY qid, doc_id"""
+
+
+def latest_labels_sql(level: str, source: str, labeller: str | None = None) -> str:
+    """A subquery of (qid, doc_id, grade, judgment_id): the latest ok label of each pair from one
+    source (`human` or `llm`), of one labeller when named: a label set as one side holds it."""
+    if source not in SOURCES:
+        raise UsageError(
+            f"label source {source!r} is not one of {SOURCES}", f"use one of {', '.join(SOURCES)}"
+        )
+    who = "" if labeller is None else f" AND labeller = {quote(labeller)}"
+    return f"""
+        SELECT qid, doc_id, max_by(grade, id) AS grade, max(id) AS judgment_id FROM judgments
+        WHERE level = {quote(check_level(level))} AND status = 'ok' AND grade IS NOT NULL
+              AND source = {quote(source)}{who}
         GROUP BY qid, doc_id"""
 
 

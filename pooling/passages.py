@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from judgepool.pooling.labels import check_level, effective_labels_sql
 from judgepool.pooling.sql import registered
 from judgepool.pooling.store import Store
 
@@ -82,4 +83,69 @@ def retrieved_chunks(
         found.setdefault((str(qid), str(document)), []).append(
             RetrievedChunk(str(chunk_id), int(best_rank), None if text is None else str(text))
         )
+    return found
+
+
+@dataclass(frozen=True)
+class LabelledPair:
+    """An effective label of a query's doc, with the doc's text at the chunk level (None at the
+    doc level, where the caller builds the text from the document's chunks)."""
+
+    qid: str
+    doc_id: str
+    grade: int
+    source: str
+    text: str | None
+
+
+def labelled_pairs_with_text(
+    store: Store, level: str, qids: Sequence[str], skip_prefix: str | None = None
+) -> list[LabelledPair]:
+    """The effective labels of the given queries at `level` (judges whose labeller starts with
+    `skip_prefix` left out), ordered by qid, doc_id; at the chunk level only docs with text."""
+    import pyarrow as pa
+
+    level = check_level(level)
+    wanted = pa.table({"qid": pa.array(sorted(set(qids)), pa.string())})
+    labels = f"""SELECT e.qid, e.doc_id, e.grade, e.source
+                 FROM ({effective_labels_sql(level, skip_prefix=skip_prefix)}) e
+                 JOIN _labelled_qids w ON w.qid = e.qid"""
+    with store.read() as con, registered(con, "_labelled_qids", wanted):
+        if level == "chunk":
+            rows = con.execute(
+                f"""SELECT l.qid, l.doc_id, l.grade, l.source, t.text FROM ({labels}) l
+                    JOIN (SELECT doc_id, any_value(text) AS text FROM docs
+                          WHERE text IS NOT NULL GROUP BY doc_id) t ON t.doc_id = l.doc_id
+                    ORDER BY l.qid, l.doc_id"""
+            ).fetchall()
+        else:
+            rows = con.execute(
+                f"SELECT qid, doc_id, grade, source, NULL FROM ({labels}) ORDER BY qid, doc_id"
+            ).fetchall()
+    return [
+        LabelledPair(str(q), str(d), int(g), str(s), None if t is None else str(t))
+        for q, d, g, s, t in rows
+    ]
+
+
+def first_chunks(store: Store, documents: Sequence[str], limit: int) -> dict[str, list[str]]:
+    """document -> the texts of its first `limit` chunks with text, in chunk-id order (a chunk's
+    document is its parent_id, or itself)."""
+    import pyarrow as pa
+
+    wanted = pa.table({"doc_id": pa.array(list(documents), pa.string())})
+    with store.read() as con, registered(con, "_wanted_documents", wanted):
+        rows = con.execute(
+            f"""SELECT document, text FROM (
+                    SELECT coalesce(d.parent_id, d.doc_id) AS document, d.text,
+                           row_number() OVER (PARTITION BY coalesce(d.parent_id, d.doc_id)
+                                              ORDER BY d.doc_id) AS n
+                    FROM docs d JOIN _wanted_documents w
+                      ON w.doc_id = coalesce(d.parent_id, d.doc_id)
+                    WHERE d.text IS NOT NULL AND trim(d.text) <> ''
+                ) WHERE n <= {int(limit)} ORDER BY document, n"""
+        ).fetchall()
+    found: dict[str, list[str]] = {}
+    for document, text in rows:
+        found.setdefault(str(document), []).append(str(text))
     return found

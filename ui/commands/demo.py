@@ -78,14 +78,15 @@ class _Demo:
 
     def run(self, *args: str | Path, show: bool = True) -> JudgepoolError | None:
         """Run `judgepool --db DB ARGS` as a user would; return the error it ended with."""
-        from judgepool.ui.cli import cli, report_error
+        from judgepool.ui.reporting import report_error
 
+        root = click.get_current_context().find_root().command  # the `judgepool` group
         words = [_shown(a) if isinstance(a, Path) else a for a in args]
         argv = ["--db", _shown(self.db), *words]
         if show:
             click.secho(f"$ judgepool {shlex.join(argv)}", fg="cyan")
         try:
-            cli.main(args=argv, prog_name="judgepool", standalone_mode=False)
+            root.main(args=argv, prog_name="judgepool", standalone_mode=False)
         except JudgepoolError as err:
             report_error(err, to_stderr=False)  # part of the transcript, in order
             return err
@@ -222,14 +223,12 @@ def demo(
 
 def _labeller(db: Path) -> str:
     """The judge that filled the holes (the latest judge labeller at the doc level)."""
-    with Store(db).read() as con:
-        row = con.execute(
-            "SELECT labeller FROM judgments WHERE source = 'llm' AND level = 'doc' "
-            "ORDER BY id DESC LIMIT 1"
-        ).fetchone()
-    if row is None:
+    from judgepool.pooling.label_reads import newest_labeller
+
+    found = newest_labeller(Store(db), LEVEL, "llm")
+    if found is None:
         raise UsageError("the judge wrote no label", "see the judge's messages above")
-    return str(row[0])
+    return found
 
 
 def _fail_on(err: JudgepoolError | None) -> None:

@@ -35,6 +35,9 @@ def _measure_options(func: F) -> F:
                          help="Lowest grade counted relevant by nR@K."),
             click.option("--key-rel", type=click.IntRange(min=1), default=3, show_default=True,
                          help="Lowest grade of a key doc, for R(rel=KEY_REL)@K."),
+            click.option("--measure", "measures", multiple=True, metavar="MEASURE",
+                         help="An ir-measures measure (nDCG@10, RR@10, AP@100, P(rel=2)@5 ...),"
+                         " repeatable [default: nDCG@K, R(rel=KEY_REL)@K, nR@K, Judged@K]."),
             click.option("--resamples", type=click.IntRange(min=1), default=10_000,
                          show_default=True, help="Bootstrap and permutation resamples."),
             click.option("--seed", type=int, default=None,
@@ -130,6 +133,12 @@ def _runs_table(ev: Evaluation, flagged: Sequence[str] = (), gate: float = 0.9) 
         f"95% intervals: percentile bootstrap over the averaged queries, {ev.resamples} "
         f"resamples, seed {ev.seed}"
     )
+    external = [f"{m} computed by {e}" for m, e in ev.engines.items() if e != "judgepool"]
+    if external:
+        click.echo(
+            "; ".join(external) + " on the same effective labels and rankings (judged@"
+            f"{ev.k} and the gate by judgepool)"
+        )
     missing = [f"{run} {ev.summaries[run].missing}" for run in ev.runs if ev.summaries[run].missing]
     if missing:
         click.echo(
@@ -141,7 +150,7 @@ def _bounds_table(ev: Evaluation, flagged: Sequence[str] = ()) -> None:
     with_holes = [r for r in ev.runs if ev.summaries[r].bounds]
     if not with_holes:
         return
-    names = [str(m) for m in ev.measures if m.kind != "Judged"]
+    names = [str(m) for m in ev.measures if m.threshold is not None]
     click.echo(
         f"\nbounds: each mean with every hole of the run's top {ev.k} counted grade 0 (as now) .. "
         f"counted grade {ev.top_grade}"
@@ -181,6 +190,7 @@ def eval_command(
     k: int,
     rel: int,
     key_rel: int,
+    measures: tuple[str, ...],
     resamples: int,
     seed: int | None,
     fmt: str,
@@ -198,17 +208,18 @@ def eval_command(
     from judgepool.metrics.report import (
         PER_QUERY_HEADERS,
         SUMMARY_HEADERS,
+        evaluation_json,
         per_query_rows,
         summary_rows,
     )
 
     ev = evaluate(
         store, runs or None, level=level, judge=judge, k=k, rel=rel, key_rel=key_rel,
-        resamples=resamples, seed=_seed(seed), average=average,
+        measures=measures or None, resamples=resamples, seed=_seed(seed), average=average,
     )  # fmt: skip
     _warn(ev)
     if fmt == "json":
-        echo_json(ev.to_json())
+        echo_json(evaluation_json(ev))
     elif fmt == "csv":
         if per_query:
             _csv(PER_QUERY_HEADERS, per_query_rows(ev))
@@ -284,6 +295,7 @@ def compare_command(
     k: int,
     rel: int,
     key_rel: int,
+    measures: tuple[str, ...],
     resamples: int,
     seed: int | None,
     fmt: str,
@@ -297,16 +309,17 @@ def compare_command(
     each such run, its judged@K and holes, and the `judgepool judge` command that fills them.
     """
     from judgepool.metrics.compare import compare
-    from judgepool.metrics.report import COMPARISON_HEADERS, comparison_rows
+    from judgepool.metrics.report import COMPARISON_HEADERS, comparison_json, comparison_rows
 
     cmp = compare(
         store, baseline, candidates, level=level, judge=judge, k=k, rel=rel, key_rel=key_rel,
-        resamples=resamples, seed=_seed(seed), gate=gate, force=force, average=average,
+        measures=measures or None, resamples=resamples, seed=_seed(seed), gate=gate, force=force,
+        average=average,
     )  # fmt: skip
     error = cmp.error()
     _warn(cmp.evaluation)
     if fmt == "json":
-        echo_json(cmp.to_json())
+        echo_json(comparison_json(cmp))
     elif error is None and fmt == "csv":
         _csv(COMPARISON_HEADERS, comparison_rows(cmp))
     elif error is None:

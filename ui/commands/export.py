@@ -52,20 +52,15 @@ def qrels(
 
     The dashboard's Export page downloads exactly these bytes.
     """
-    from judgepool.pooling.export import export_labels, nothing_to_export
-    from judgepool.pooling.outfile import check_target, write_atomic
+    from judgepool.pooling.export import export_file, export_labels, nothing_to_export
 
-    if output is not None:  # refuse a bad target before reading anything
-        check_target(output, [store.path])
-
+    if output is not None:
+        _, count = export_file(store, output, level, source, judge, fmt)
+        note(f"{output}: {count} {source} {level}-level labels [{fmt}]")
+        return
     payload = export_labels(store, level=level, source=source, judge=judge, fmt=fmt)
     if not payload:
         raise nothing_to_export(store, level, source, judge)
-    count = payload.count(b"\n")
-    if output is None:
-        sys.stdout.flush()
-        sys.stdout.buffer.write(payload)
-        sys.stdout.buffer.flush()
-    else:
-        write_atomic(output, payload, [store.path])
-        note(f"{output}: {count} {source} {level}-level labels [{fmt}]")
+    sys.stdout.flush()
+    sys.stdout.buffer.write(payload)
+    sys.stdout.buffer.flush()

@@ -46,17 +46,12 @@ Version = tuple[Any, ...]
 
 def db_version(db: str) -> Version | None:
     """A fingerprint that changes whenever labels, runs, docs or queries change (None: no file)."""
+    from judgepool.pooling.inventory import fingerprint
+
     store = Store(db)
     if not store.exists():
         return None
-    with store.read() as con:
-        row = con.execute(
-            """SELECT (SELECT max(id) FROM judgments), (SELECT count(*) FROM judgments),
-                      (SELECT max(ingested_at) FROM runs), (SELECT count(*) FROM runs),
-                      (SELECT max(ingested_at) FROM docs), (SELECT count(*) FROM docs),
-                      (SELECT max(ingested_at) FROM queries), (SELECT count(*) FROM queries)"""
-        ).fetchone()
-    return tuple(str(v) for v in row) if row else ()
+    return fingerprint(store)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
@@ -135,9 +130,9 @@ def rankings(
 @st.cache_data(show_spinner=False, max_entries=64)
 def query_texts(db: str, version: Version) -> dict[str, str]:
     """qid -> text of every query with a text."""
-    with Store(db).read() as con:
-        rows = con.execute("SELECT qid, text FROM queries").fetchall()
-    return {str(q): str(t) for q, t in rows}
+    from judgepool.pooling.inventory import all_query_texts
+
+    return all_query_texts(Store(db))
 
 
 @st.cache_data(show_spinner=False, max_entries=64)

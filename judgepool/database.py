@@ -1,0 +1,327 @@
+"""`jp.open(path)`: one judgepool database, and everything a notebook or a script does with it.
+
+    import judgepool as jp
+    db = jp.open("eval.duckdb")              # the file is created by the first ingest
+    db.ingest_queries("topics.tsv"); db.ingest_docs("passages.jsonl")
+    db.ingest_qrels("qrels.txt"); db.ingest_run("bm25.trec"); db.ingest_run("splade.trec")
+    db.pool(depth=10).summary                # polars: judged@10 and holes per run
+    db.judge("offline", depth=10)            # fill the holes (any litellm model string works)
+    db.compare("bm25", ["splade"]).deltas    # polars: paired differences, CIs, Holm p
+
+The command line and the dashboard call these same functions. Reads and writes are short (see
+pooling/store.py): a notebook may keep `db` open while `judgepool judge` writes from a shell.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from judgepool.pooling.store import Store
+from judgepool.results import Comparison, Evaluation, JudgeReport, Pool
+
+if TYPE_CHECKING:
+    import polars as pl
+
+    from judgepool.judge.loop import LoopStats
+    from judgepool.metrics.measures import Measure
+    from judgepool.pooling.ingest_labels import QrelsIngested
+    from judgepool.pooling.ingest_runs import RunIngested
+    from judgepool.pooling.ingest_texts import TextsIngested
+
+Source = str | os.PathLike[str]
+
+
+def _names(value: str | Sequence[str] | None) -> list[str]:
+    if value is None:
+        return []
+    return [value] if isinstance(value, str) else list(value)
+
+
+class Database:
+    """A judgepool database file (see `judgepool.open`)."""
+
+    def __init__(self, path: Source | None = None) -> None:
+        self.store = Store(path)
+
+    @property
+    def path(self) -> Path:
+        """Where the database file is (or will be, before the first ingest)."""
+        return self.store.path
+
+    def __repr__(self) -> str:
+        return f"judgepool.open({str(self.path)!r})"
+
+    # -- ingest ---------------------------------------------------------------------------
+
+    def ingest_queries(self, src: Source, format: str | None = None) -> TextsIngested:
+        """Queries from a TSV `qid<TAB>text` or JSONL file (README: Formats)."""
+        from judgepool.pooling.ingest_texts import ingest_queries
+
+        return ingest_queries(self.store, Path(src), format)
+
+    def ingest_docs(self, src: Source, format: str | None = None) -> TextsIngested:
+        """Passages or chunks (doc_id, text, title?, parent_id?) from JSONL or TSV."""
+        from judgepool.pooling.ingest_texts import ingest_docs
+
+        return ingest_docs(self.store, Path(src), format)
+
+    def ingest_qrels(
+        self,
+        src: Source,
+        labeller: str | None = None,
+        level: str = "chunk",
+        format: str | None = None,
+    ) -> QrelsIngested:
+        """Human labels (TREC qrels or JSONL); `labeller` defaults to the file's name."""
+        from judgepool.pooling.ingest_labels import ingest_qrels
+
+        return ingest_qrels(self.store, Path(src), level=level, labeller=labeller, fmt=format)
+
+    def ingest_run(
+        self, src: Source, name: str | None = None, format: str | None = None
+    ) -> RunIngested:
+        """A run (TREC, JSONL or Parquet); a run ingested again under its name replaces it."""
+        from judgepool.pooling.ingest_runs import ingest_run
+
+        return ingest_run(self.store, Path(src), name=name, fmt=format)
+
+    # -- what is there ----------------------------------------------------------------------
+
+    def runs(self) -> pl.DataFrame:
+        """Every run: name, rows, queries, format, source_file, ingested_at."""
+        import polars as pl
+
+        from judgepool.pooling.inventory import list_runs
+
+        return pl.DataFrame(
+            [vars(r) for r in list_runs(self.store)],
+            schema={
+                "name": pl.String,
+                "rows": pl.Int64,
+                "queries": pl.Int64,
+                "format": pl.String,
+                "source_file": pl.String,
+                "ingested_at": pl.String,
+            },
+            orient="row",
+        )
+
+    def labels(
+        self,
+        level: str = "chunk",
+        source: str | None = None,
+        labeller: str | None = None,
+        status: str | None = None,
+        effective: bool = False,
+    ) -> pl.DataFrame:
+        """Labels at `level` with their provenance, oldest first; `effective=True` keeps the one
+        label per pair that the measures use (`labeller` then names the judge whose labels
+        count, as `--judge` does)."""
+        import polars as pl
+
+        from judgepool.pooling.label_table import label_table
+
+        table = label_table(self.store, level, source, labeller, status, effective)
+        frame = pl.from_arrow(table)
+        if not isinstance(frame, pl.DataFrame):  # pragma: no cover - a table always converts
+            raise TypeError("the labels did not convert to a DataFrame")
+        return frame
+
+    def export_qrels(
+        self,
+        path: Source,
+        level: str = "chunk",
+        source: str = "effective",
+        labeller: str | None = None,
+        format: str = "trec",
+    ) -> Path:
+        """Write labels as TREC qrels or JSONL (the bytes `judgepool export qrels` writes), never
+        over the database, a DuckDB file or anything but a regular file; an export of nothing is
+        refused."""
+        from judgepool.pooling.export import export_file
+
+        written, _ = export_file(self.store, path, level, source, labeller, format)
+        return written
+
+    # -- pool and judge ---------------------------------------------------------------------
+
+    def pool(
+        self,
+        depth: int = 10,
+        runs: str | Sequence[str] | None = None,
+        level: str = "chunk",
+        labeller: str | None = None,
+        all_queries: bool = False,
+    ) -> Pool:
+        """The pool of `runs` (default: all) at `depth`: judged@depth and holes per run."""
+        from judgepool.pooling.pool import holes_table, pool_summary
+
+        chosen = _names(runs)
+        summary = pool_summary(self.store, depth, chosen, level, labeller, all_queries)
+        holes = holes_table(self.store, depth, chosen, level, labeller, all_queries)
+        return Pool(summary, holes)
+
+    def judge(
+        self,
+        model: str | None = "offline",
+        depth: int = 10,
+        runs: str | Sequence[str] | None = None,
+        level: str = "chunk",
+        labeller: str | None = None,
+        *,
+        all_queries: bool = False,
+        api_base: str | None = None,
+        concurrency: int = 8,
+        max_cost: float | None = None,
+        max_calls: int | None = None,
+        timeout: float = 60.0,
+        retries: int = 4,
+        temperature: float | None = None,
+        max_tokens: int | None = None,
+        template: str | None = None,
+        passage_tokens: int = 1024,
+        max_chunks: int = 3,
+        progress: bool = False,
+    ) -> JudgeReport:
+        """Label the holes of the pool with a judge (`offline`, or any litellm model string);
+        resumable and cached by content, as `judgepool judge`.
+
+        Works inside a running event loop (Jupyter): the labelling then runs on a thread of its
+        own and this call waits for it. In async code, `await db.ajudge(...)` does not block.
+        """
+        arguments = dict(locals())
+        arguments.pop("self")
+        try:
+            running = asyncio.get_running_loop()
+        except RuntimeError:
+            running = None
+        if running is None:
+            return self._judge(**arguments)
+        found: list[JudgeReport] = []
+        failed: list[BaseException] = []
+
+        def work() -> None:
+            try:
+                found.append(self._judge(**arguments))
+            except BaseException as err:  # handed back to the caller's thread below
+                failed.append(err)
+
+        worker = threading.Thread(target=work, name="judgepool-judge")
+        worker.start()
+        worker.join()
+        if failed:
+            raise failed[0]
+        return found[0]
+
+    async def ajudge(self, *args: Any, **kwargs: Any) -> JudgeReport:
+        """`judge` for async code: the labelling runs on a worker thread, the loop stays free."""
+        return await asyncio.to_thread(self._judge_sync_call, args, kwargs)
+
+    def _judge_sync_call(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> JudgeReport:
+        return self.judge(*args, **kwargs)
+
+    def _judge(self, **arguments: Any) -> JudgeReport:
+        from judgepool.judge.backfill import backfill, plan_holes
+        from judgepool.judge.cache import JudgeCache
+        from judgepool.judge.loop import LoopOptions
+        from judgepool.judge.progress import ProgressBar
+        from judgepool.judge.registry import choose_model, make_judge
+
+        runs = _names(arguments["runs"])
+        depth, level = int(arguments["depth"]), str(arguments["level"])
+        labeller, all_queries = arguments["labeller"], bool(arguments["all_queries"])
+        before = self.pool(depth, runs, level, labeller, all_queries)
+        chosen, _why = choose_model(arguments["model"], arguments["api_base"])
+        plan = plan_holes(self.store, depth, runs, level, labeller, all_queries,
+                          arguments["passage_tokens"], arguments["max_chunks"])  # fmt: skip
+        llm_options = {
+            k: arguments[k]
+            for k in ("api_base", "temperature", "max_tokens", "template")
+            if arguments[k] is not None
+        }
+        the_judge = make_judge(chosen, **llm_options, timeout=arguments["timeout"]) if (
+            not chosen.startswith("offline")
+        ) else make_judge(chosen)
+        stats: LoopStats | None = None
+        if plan.holes:
+            options = LoopOptions(
+                concurrency=arguments["concurrency"],
+                max_cost=arguments["max_cost"],
+                max_calls=arguments["max_calls"],
+                retries=arguments["retries"],
+                timeout=arguments["timeout"],
+            )
+            with JudgeCache() as cache:
+                bar = ProgressBar(len(plan.holes), arguments["progress"])
+                stats = backfill(self.store, the_judge, plan, options, cache, bar)
+            if stats.fatal is not None:
+                raise stats.fatal
+        after = self.pool(depth, runs, level, labeller, all_queries)
+        return JudgeReport(the_judge.labeller, len(plan.holes), stats, before, after)
+
+    # -- measures ---------------------------------------------------------------------------
+
+    def evaluate(
+        self,
+        runs: str | Sequence[str] | None = None,
+        measures: Sequence[str | Measure] | None = None,
+        level: str = "chunk",
+        k: int = 10,
+        labeller: str | None = None,
+        resamples: int = 10_000,
+        seed: int | None = None,
+    ) -> Evaluation:
+        """Measures (any ir-measures string; default nDCG@k, R(rel=3)@k, nR@k, Judged@k) of
+        `runs` (default: all) with 95% bootstrap intervals over the evaluation set."""
+        from judgepool.metrics.bootstrap import DEFAULT_SEED
+        from judgepool.metrics.evaluate import evaluate
+
+        result = evaluate(
+            self.store, _names(runs) or None, level=level, judge=labeller, k=k,
+            measures=measures, resamples=resamples,
+            seed=DEFAULT_SEED if seed is None else seed,
+        )  # fmt: skip
+        return Evaluation(result)
+
+    def compare(
+        self,
+        baseline: str,
+        candidates: str | Sequence[str],
+        measures: Sequence[str | Measure] | None = None,
+        level: str = "chunk",
+        k: int = 10,
+        labeller: str | None = None,
+        gate: float = 0.9,
+        force: bool = False,
+        resamples: int = 10_000,
+        seed: int | None = None,
+    ) -> Comparison:
+        """Paired differences of `candidates` from `baseline` with 95% intervals, randomisation
+        p-values and Holm's correction. Raises `GateRefusedError` (the CLI's exit code 3) when a
+        compared run's judged@k is under `gate`, unless `force` (then marked unreliable)."""
+        from judgepool.metrics.bootstrap import DEFAULT_SEED
+        from judgepool.metrics.compare import compare
+
+        result = compare(
+            self.store, baseline, _names(candidates), level=level, judge=labeller, k=k,
+            measures=measures, resamples=resamples,
+            seed=DEFAULT_SEED if seed is None else seed, gate=gate, force=force,
+        )  # fmt: skip
+        error = result.error()
+        if error is not None:
+            error.comparison = Comparison(result)
+            raise error
+        return Comparison(result)
+
+
+def open(path: Source | None = None) -> Database:
+    """The judgepool database at `path` (default: $JUDGEPOOL_DB, else ./judgepool.duckdb).
+
+    Nothing is created until the first ingest, and nothing is kept open between calls.
+    """
+    return Database(path)
