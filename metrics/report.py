@@ -16,8 +16,10 @@ The JSON object (one per call) is::
      "gate": 0.9 | null, "judge_command": "..." | null,
      "warnings": ["run 'x' returned nothing for 43 of 43 evaluation-set queries ...", ...]}
 
-MEASURE names are "nDCG@k", "R(rel=3)@k", "nR@k", "Judged@k". A value that does not exist (a
-mean over no query, a query left out of a measure) is null, never 0.
+MEASURE names are ir-measures' ("nDCG@k", "R(rel=3)@k", "nR@k", "Judged@k", "RR@10" ...). A value
+that does not exist (a mean over no query, a query left out of a measure) is null, never 0. The
+shape is defined once, by the pydantic models of metrics/report_model.py (every object printed is
+validated by them), and published as docs/report.schema.json.
 """
 
 from __future__ import annotations
@@ -33,8 +35,19 @@ def _pair(pair: tuple[float | None, float | None] | None) -> list[float | None] 
     return None if pair is None else [pair[0], pair[1]]
 
 
+def _checked(report: dict[str, Any]) -> dict[str, Any]:
+    """The report through its pydantic model (metrics.report_model): what is printed validates."""
+    from judgepool.metrics.report_model import Report
+
+    return Report.model_validate(report).model_dump(mode="json")
+
+
 def evaluation_json(ev: Evaluation) -> dict[str, Any]:
     """The JSON object of `judgepool eval`."""
+    return _checked(_evaluation_dict(ev))
+
+
+def _evaluation_dict(ev: Evaluation) -> dict[str, Any]:
     names = [str(m) for m in ev.measures]
     runs: dict[str, Any] = {}
     for run in ev.runs:
@@ -87,7 +100,7 @@ def delta_json(d: Delta) -> dict[str, Any]:
 
 def comparison_json(cmp: Comparison) -> dict[str, Any]:
     """The JSON object of `judgepool compare` (printed on a refusal too, with `refused` filled)."""
-    out = evaluation_json(cmp.evaluation)
+    out = _evaluation_dict(cmp.evaluation)
     out["comparisons"] = [delta_json(d) for d in cmp.deltas]
     out["refused"] = [
         {"run": r.run, "judged": float(r.judged), "holes": r.holes, "missing": r.missing}
@@ -96,7 +109,7 @@ def comparison_json(cmp: Comparison) -> dict[str, Any]:
     out["unreliable"] = cmp.unreliable
     out["gate"] = cmp.gate
     out["judge_command"] = cmp.command
-    return out
+    return _checked(out)
 
 
 SUMMARY_HEADERS = (
