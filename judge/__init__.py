@@ -4,7 +4,9 @@
     registry.py  make_judge(model, **options), choose_model(model, api_base)
     backfill.py  plan_holes, forecast (--dry-run), backfill: the library behind `judgepool judge`
     requests.py  holes -> requests (texts, truncation, doc-level chunk views, no_text)
-    loop.py      the async labelling loop; throttle.py, budget.py, writer.py, provenance.py
+    loop.py      the async labelling loop; calls.py (one group's calls, retries), claiming.py
+                 (claims: two judges never pay twice), throttle.py, budget.py, writer.py,
+                 provenance.py
     llm.py       the litellm backend; prompt.py + prompts/ (templates), parse.py (grades)
     cache.py     the content-keyed answer cache; tokens.py, redact.py, progress.py
 """

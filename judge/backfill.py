@@ -18,16 +18,20 @@ from judgepool.judge.loop import LabellingLoop, LoopOptions, LoopStats, Progress
 from judgepool.judge.requests import (
     DEFAULT_MAX_CHUNKS,
     DEFAULT_PASSAGE_TOKENS,
+    DEFAULT_QUERY_TOKENS,
     Built,
     build_requests,
 )
+from judgepool.pooling.errors import JudgeError
+from judgepool.pooling.labels import label_mark
 from judgepool.pooling.pool import Hole, list_holes
 from judgepool.pooling.store import Store
 
 
 @dataclass(frozen=True)
 class Plan:
-    """The holes of a pool and the requests built for them."""
+    """The holes of a pool and the requests built for them; `label_mark` is the highest
+    judgment id when the holes were listed (what another judge writes later is above it)."""
 
     level: str
     depth: int
@@ -35,6 +39,7 @@ class Plan:
     holes: list[Hole]
     built: Built
     passage_tokens: int
+    label_mark: int = 0
 
 
 @dataclass(frozen=True)
@@ -49,6 +54,8 @@ class Forecast:
     cached_unique: int
     truncated: int
     estimate: Estimate
+    queries_truncated: int = 0
+    readiness: JudgeError | None = None  # what a real run would stop on (no key)
 
     @property
     def calls(self) -> int:
@@ -65,16 +72,23 @@ def plan_holes(
     all_queries: bool = False,
     passage_tokens: int = DEFAULT_PASSAGE_TOKENS,
     max_chunks: int = DEFAULT_MAX_CHUNKS,
+    query_tokens: int = DEFAULT_QUERY_TOKENS,
 ) -> Plan:
     """The holes (as `judgepool pool --list` shows them) and the judge requests for them."""
+    mark = label_mark(store)  # before listing: a label written after it is above it
     holes = list_holes(store, depth, list(runs), level, judge, all_queries)
-    built = build_requests(store, holes, level, list(runs), passage_tokens, max_chunks)
-    return Plan(level, depth, tuple(runs), holes, built, passage_tokens)
+    built = build_requests(
+        store, holes, level, list(runs), passage_tokens, max_chunks, query_tokens
+    )
+    return Plan(level, depth, tuple(runs), holes, built, passage_tokens, mark)
 
 
 def forecast(store: Store, judge: Judge, plan: Plan, cache: JudgeCache) -> Forecast:
-    """A dry run: cache hits, distinct texts to send, estimated tokens and cost. No call."""
+    """A dry run: cache hits, distinct texts to send, estimated tokens and cost. No call, and
+    no key needed: what a real run would lack is in `readiness`."""
     requests = plan.built.requests
+    readiness = getattr(judge, "readiness", None)  # optional hook (see judge.base)
+    problem = readiness() if readiness is not None and requests else None
     if requests:
         judge.prepare(store, requests)
     first_of: dict[str, int] = {}
@@ -94,6 +108,8 @@ def forecast(store: Store, judge: Judge, plan: Plan, cache: JudgeCache) -> Forec
         cached_unique=len(hits),
         truncated=plan.built.truncated,
         estimate=judge.estimate(to_call),
+        queries_truncated=plan.built.queries_truncated,
+        readiness=problem,
     )
 
 
@@ -107,4 +123,4 @@ def backfill(
 ) -> LoopStats:
     """Label every hole of the plan (see judge/loop.py); returns what happened."""
     loop = LabellingLoop(store, judge, cache, options, progress)
-    return loop.run(plan.built.requests, plan.built.skipped)
+    return loop.run(plan.built.requests, plan.built.skipped, plan.label_mark)

@@ -34,7 +34,8 @@ class JudgeRequest:
 
     At the chunk level `passage` is the doc's text; at the doc level it is the best-ranked
     retrieved chunk(s) of the document for this query (`shown` records which, and which
-    characters). `truncated` is set when the text was cut to the token budget.
+    characters). `truncated` is set when the passage was cut to its token budget,
+    `query_truncated` when the query was cut to its own.
     """
 
     qid: str
@@ -44,6 +45,7 @@ class JudgeRequest:
     passage: str
     shown: tuple[ShownSpan, ...]
     truncated: bool = False
+    query_truncated: bool = False
 
 
 @dataclass(frozen=True)
@@ -113,20 +115,31 @@ class Judge(Protocol):
 
     # Optional, not part of the protocol: `async def aclose(self) -> None`. When a judge has it,
     # the loop awaits it at the end of its event loop (the LLM judge closes litellm's cached
-    # HTTP clients there).
+    # HTTP clients there). And `def readiness(self) -> JudgeError | None`: what would stop a
+    # real run before any call (the LLM judge: no key); a run raises it, a dry run only says it.
 
 
 class TransientJudgeFailure(Exception):
     """A failure worth retrying (rate limit, 5xx, timeout, connection); the loop decides when.
 
     `kind` is one of `rate_limit`, `server`, `timeout`, `connection`; `retry_after` is the
-    server's Retry-After in seconds when it sent one.
+    server's Retry-After in seconds when it sent one. `unanswered` is true when the request was
+    sent and no reply was read (a timeout, an answer cut off, an unreadable body): the provider
+    may have run it and billed it, so a cost cap charges it at its worst case. An HTTP error
+    status that came back (429, 5xx) was not billed.
     """
 
-    def __init__(self, kind: str, message: str, retry_after: float | None = None) -> None:
+    def __init__(
+        self,
+        kind: str,
+        message: str,
+        retry_after: float | None = None,
+        unanswered: bool | None = None,
+    ) -> None:
         super().__init__(message)
         self.kind = kind
         self.retry_after = retry_after
+        self.unanswered = kind in ("timeout", "connection") if unanswered is None else unanswered
 
 
 class RequestRejected(Exception):

@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +26,8 @@ from judgepool.pooling.errors import JudgeError
 ENV_CACHE_DIR = "JUDGEPOOL_CACHE_DIR"
 #: Bump when the layout of keys or values changes: old entries are then simply not found.
 CACHE_VERSION = "1"
+#: What a cache's disk raises when it is full, read-only or gone (diskcache is SQLite + files).
+CACHE_FAULTS = (OSError, sqlite3.Error)
 
 
 def cache_root() -> Path:
@@ -62,17 +65,22 @@ def open_disk_cache(
     directory: str | os.PathLike[str] | None, subfolder: str, what: str
 ) -> tuple[Path, Any]:
     """A diskcache.Cache in `directory` (default: the cache root / `subfolder`), created if
-    needed; an unusable folder is a JudgeError that says which variable to set."""
+    needed; an unusable folder (not writable, read-only disk, full disk, a file in the way) is a
+    JudgeError that says what happened and which variable to set."""
     import diskcache
 
     folder = Path(directory) if directory is not None else cache_root() / subfolder
     try:
         folder.mkdir(parents=True, exist_ok=True)
         return folder, diskcache.Cache(str(folder))
-    except OSError as err:
+    except CACHE_FAULTS as err:
+        why = str(err)
+        if isinstance(err, sqlite3.Error) and "unable to open" in why:
+            why += " (the folder is not writable, or its disk is read-only)"
         raise JudgeError(
-            f"cannot open the {what} at {folder}: {err}",
-            f"point {ENV_CACHE_DIR} at a writable folder",
+            f"cannot open the {what} at {folder}: {why}",
+            f"make that folder writable (or free space on its disk), or point {ENV_CACHE_DIR} "
+            "at a writable folder",
         ) from err
 
 

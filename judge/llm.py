@@ -7,9 +7,12 @@ litellm from the environment; they never pass through this module.
 Retries belong to the loop alone: litellm's own retries (`num_retries`) and the OpenAI SDK's
 (`max_retries`, which also honours Retry-After by itself) are set to 0, so that every HTTP
 request is one attempt the loop counted, budgeted and saw. Failures are translated once, here:
-rate limits, 5xx, timeouts and connection errors -> `TransientJudgeFailure`; a request the
-provider refuses on its own merits -> `RequestRejected`; a key, model or parameter problem that
-would fail every request -> `JudgeError` (the loop stops).
+rate limits, 5xx, timeouts and connection errors -> `TransientJudgeFailure` (retried); a request
+the provider refuses on its own merits (over the context window, a content filter) ->
+`RequestRejected` (that pair is labelled `error`); what would fail every request -> `JudgeError`
+(the loop stops at once): a refused key (401), a forbidden model (403), an unknown model (404),
+an exhausted quota or credit (OpenAI's `insufficient_quota` 429 is not a rate limit: waiting
+does not bring money back), or a parameter the model does not take (400).
 
 Cost comes from litellm's local price map; a model it does not know gets cost None (unknown).
 """
@@ -79,9 +82,9 @@ class LLMSettings:
                 "ollama/<model>, hosted_vllm/<model>",
             )
         if self.max_tokens < 1:
-            raise UsageError(f"--max-tokens {self.max_tokens} must be positive")
+            raise UsageError(f"--max-tokens {self.max_tokens} must be positive", "use 1 or more")
         if self.timeout <= 0:
-            raise UsageError(f"--timeout {self.timeout} must be positive")
+            raise UsageError(f"--timeout {self.timeout} must be positive", "give seconds, e.g. 60")
 
 
 def _retry_after(err: Exception) -> float | None:
@@ -104,46 +107,89 @@ def _retry_after(err: Exception) -> float | None:
     return None
 
 
+#: How providers say the money ran out (an OpenAI rate-limit 429 mentions billing too: not it).
+_QUOTA_WORDS = ("insufficient_quota", "exceeded your current quota", "credit balance is too low")
+
+
+def _error_body(err: Exception) -> str:
+    """The provider's error type, code and message as one lower-case string (for matching)."""
+    body = getattr(err, "body", None)
+    parts = [str(err)]
+    if isinstance(body, dict):
+        parts += [str(body.get(k, "")) for k in ("type", "code", "message")]
+    return " ".join(parts).lower()
+
+
+def _quota_exhausted(err: Exception, status: int | None) -> bool:
+    if status == 402:  # Payment Required
+        return True
+    return status in (400, 403, 429) and any(w in _error_body(err) for w in _QUOTA_WORDS)
+
+
+def _seen_reply(err: Exception) -> bool:
+    """Whether an HTTP error status really came back from the server (then it billed nothing);
+    litellm also reports an unreadable answer body as a 500, without the response's headers."""
+    return getattr(err, "litellm_response_headers", None) is not None
+
+
 def translate(err: Exception, litellm: ModuleType, model: str) -> Exception:
     """The loop's view of a litellm exception (see the module docstring)."""
     text = redact(str(err))[:500]
+    status = getattr(err, "status_code", None)
+    status = status if isinstance(status, int) else None
+    if _quota_exhausted(err, status):
+        return JudgeError(
+            f"the provider says the account behind the key for {model} has no quota or credit "
+            f"left (HTTP {status}): {text}",
+            "add credit or raise the spending limit in the provider's billing settings, then run "
+            "the same command again (labels so far are kept; nothing is retried meanwhile)",
+        )
     if isinstance(err, litellm.ContextWindowExceededError):
         return RequestRejected("context_window", text)
     if isinstance(err, litellm.ContentPolicyViolationError):
         return RequestRejected("content_policy", text)
     if isinstance(err, litellm.RateLimitError):
-        return TransientJudgeFailure("rate_limit", text, _retry_after(err))
+        return TransientJudgeFailure("rate_limit", text, _retry_after(err), unanswered=False)
     if isinstance(err, litellm.Timeout):
         return TransientJudgeFailure("timeout", text)
     if isinstance(err, litellm.APIConnectionError):
         return TransientJudgeFailure("connection", text)
     if "missing credentials" in text.lower() or "api_key" in text.lower():
         return JudgeError(f"no usable key for {model}: {text}", _KEY_HINT)
-    if isinstance(err, litellm.AuthenticationError | litellm.PermissionDeniedError):
-        return JudgeError(f"the provider refused the key for {model}: {text}", _KEY_HINT)
-    if isinstance(err, litellm.NotFoundError):
+    if isinstance(err, litellm.AuthenticationError) or status == 401:
+        return JudgeError(f"the provider refused the key for {model} (HTTP 401): {text}",
+                          _KEY_HINT)
+    if isinstance(err, litellm.PermissionDeniedError) or status == 403:
         return JudgeError(
-            f"model {model} was not found: {text}", "check the model name and --api-base"
+            f"the provider refused access to {model} with this key (HTTP 403): {text}",
+            "check that the key's project or organisation may use this model (and the region "
+            "is served), or choose another --model",
+        )
+    if isinstance(err, litellm.NotFoundError) or status == 404:
+        return JudgeError(
+            f"model {model} was not found (HTTP 404): {text}",
+            "check the model name (litellm's provider/model form) and --api-base",
         )
     if isinstance(err, litellm.BadRequestError):
         return JudgeError(
-            f"the provider rejected the request for {model}: {text}",
+            f"the provider rejected the request for {model} (HTTP 400): {text}",
             "check --temperature / --max-tokens for this model, and the model name",
         )
-    if "connection error" in text.lower():  # litellm reports a refused connection as a 500
+    if "connection error" in text.lower():  # litellm reports a lost connection as a 500
         return TransientJudgeFailure("connection", text)
-    status = getattr(err, "status_code", None)
-    if isinstance(status, int) and (status >= 500 or status in (408, 409)):
-        return TransientJudgeFailure("server", text)
-    if status in (401, 403):  # some providers' 403 arrives as a plain APIError
-        return JudgeError(f"the provider refused the key for {model}: {text}", _KEY_HINT)
-    if isinstance(status, int) and 400 <= status < 500:
-        return JudgeError(f"the provider rejected the request for {model} ({status}): {text}")
-    if isinstance(err, litellm.InternalServerError | litellm.ServiceUnavailableError):
-        return TransientJudgeFailure("server", text)
+    if status is not None and (status >= 500 or status in (408, 409)):
+        return TransientJudgeFailure("server", text, unanswered=not _seen_reply(err))
+    if status is not None and 400 <= status < 500:
+        return JudgeError(
+            f"the provider rejected the request for {model} (HTTP {status}): {text}",
+            "check the model name, --api-base and the options for this model",
+        )
     if isinstance(err, litellm.APIError):
-        return TransientJudgeFailure("server", text)
-    return JudgeError(f"calling {model} failed: {type(err).__name__}: {text}")
+        return TransientJudgeFailure("server", text, unanswered=not _seen_reply(err))
+    return JudgeError(
+        f"calling {model} failed: {type(err).__name__}: {text}",
+        "check --model and --api-base; run again with JUDGEPOOL_DEBUG=1 for the traceback",
+    )
 
 
 _KEY_HINT = (
@@ -194,14 +240,20 @@ class LLMJudge:
             }
         )
 
-    def prepare(self, store: Store, requests: Sequence[JudgeRequest]) -> None:
-        """Import litellm before the event loop starts, and check that a key is there."""
+    def readiness(self) -> JudgeError | None:
+        """What would stop a real run before any call: no key for the model (a dry run only
+        says so; a run raises it)."""
         litellm = load_litellm()
         model = self.settings.model
         found = litellm.validate_environment(model=model, api_base=self.settings.api_base)
         missing = [k for k in found.get("missing_keys", []) if k.endswith("KEY")]
         if not found.get("keys_in_environment") and missing:
-            raise JudgeError(f"no key for {model}: set {' or '.join(missing)}", _KEY_HINT)
+            return JudgeError(f"no key for {model}: set {' or '.join(missing)}", _KEY_HINT)
+        return None
+
+    def prepare(self, store: Store, requests: Sequence[JudgeRequest]) -> None:
+        """Import litellm before the event loop starts (the key is checked by `readiness`)."""
+        load_litellm()
 
     @cached_property
     def _system_tokens(self) -> int:

@@ -1,17 +1,24 @@
 """The labelling loop: requests -> cache or judge -> labels with provenance, as soon as they exist.
 
 For a list of requests (and the holes skipped for want of text) the loop:
-1. calls `judge.prepare(store, requests)` (no database connection is held meanwhile);
-2. writes a `no_text` label for each skipped hole (once per labeller);
-3. groups requests by cache key (same content = one call, whatever the ids) and writes every
-   cache hit at once as a label carrying its original provenance (cost 0: nothing was paid);
-4. asks the judge for the rest with asyncio: bounded, AIMD-adapted concurrency (throttle.py),
-   Retry-After pauses, jittered exponential backoff for 5xx / timeouts / connection errors
-   (bounded by `retries`), a per-call timeout, one more call after an unparsed answer, and
-   budget caps reserved before each call (budget.py);
+1. checks that the judge can run (`readiness`: the LLM judge's key), then calls
+   `judge.prepare(store, requests)` (no database connection is held meanwhile);
+2. writes a `no_text` label for each skipped hole (once per labeller, even with two judges);
+3. groups requests by cache key (same content = one call, whatever the ids); claims every group
+   before labelling it (judge/claiming.py: another judge on this database never pays for it
+   too) and writes each cache hit as a label carrying its original provenance (cost 0);
+4. asks the judge for the rest with asyncio (judge/calls.py: bounded, AIMD-adapted concurrency,
+   Retry-After pauses, bounded retries of rate limits, 5xx, timeouts and lost connections only,
+   budget caps reserved before each call), looking in the cache once more right before each call;
 5. puts each `ok` answer in the cache and hands every label to the writer (writer.py) the moment
-   it exists. Ctrl-C or SIGTERM stops dispatching, cancels the calls in flight and writes what
-   is done; a killed process loses only the calls in flight. Running again resumes.
+   it exists, with secrets masked and long answers capped (provenance.storable). Ctrl-C or
+   SIGTERM stops dispatching, cancels the calls in flight and writes what is done; a killed
+   process loses only the calls in flight, and its claims come free after one lease. Running
+   again resumes.
+
+A failure that retrying cannot fix (a refused key, no quota, an unknown model) stops the run at
+once (`stats.fatal`); one that concerns one request (a prompt over the context window) labels
+that pair `error` with the reason and the run goes on.
 """
 
 from __future__ import annotations
@@ -24,26 +31,23 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from judgepool.judge.base import (
-    Judge,
-    JudgeAnswer,
-    JudgeRequest,
-    RequestRejected,
-    TransientJudgeFailure,
-)
-from judgepool.judge.budget import Budget, Reservation
-from judgepool.judge.cache import JudgeCache, usable_entry
-from judgepool.judge.provenance import LabelMaker, now_iso
+from judgepool.judge.base import Judge, JudgeRequest
+from judgepool.judge.budget import Budget
+from judgepool.judge.cache import CACHE_FAULTS, JudgeCache, usable_entry
+from judgepool.judge.claiming import Dispatcher, Group
+from judgepool.judge.provenance import LabelMaker
 from judgepool.judge.requests import Skipped
-from judgepool.judge.throttle import Throttle, backoff_delay
 from judgepool.judge.writer import LabelWriter
-from judgepool.pooling.errors import JudgeError
+from judgepool.pooling import claims
+from judgepool.pooling.errors import JudgeError, JudgepoolError
+from judgepool.pooling.labels import label_mark, write_judgments
 from judgepool.pooling.store import Store
 
 
 @dataclass(frozen=True)
 class LoopOptions:
-    """How hard to push the judge, and when to stop."""
+    """How hard to push the judge, and when to stop. `lease`: seconds a claim lasts unless
+    renewed (None: $JUDGEPOOL_CLAIM_LEASE, else 60)."""
 
     concurrency: int = 8
     max_cost: float | None = None
@@ -55,15 +59,20 @@ class LoopOptions:
     backoff_base: float = 0.5
     flush_every: float = 0.5
     flush_size: int = 32
+    lease: float | None = None
 
 
 @dataclass
 class LoopStats:
     """Live counters (read by the progress bar) and, at the end, the run's summary.
 
-    `outcomes` counts pairs by final outcome: ok, unparsed, error, no_text, not_attempted (a cap
-    or an interrupt stopped before it). `cached` counts pairs answered from the cache, `shared`
-    pairs whose text another pair of this run already paid for. `prepare_s` is the judge's
+    `outcomes` counts pairs by final outcome: ok, unparsed, error, no_text, by_other_judge
+    (another judge labelled it meanwhile), not_attempted (a cap or a stop came first).
+    `cached` counts pairs answered from the cache, `shared` pairs whose text another pair of this
+    run already paid for, `taken_over` pairs claimed by a judge that died (its lease ran out).
+    `failures` counts failed pairs by why (a failure kind, or `unparsed`), with one message each
+    in `failure_examples`. `cost` is what answers cost; `charged` the worst cases of the
+    `unanswered` requests (sent, nothing readable came back). `prepare_s` is the judge's
     preparation (importing litellm, loading a model), `elapsed_s` the labelling after it.
     """
 
@@ -75,31 +84,37 @@ class LoopStats:
     rate_limited: int = 0
     retried: int = 0
     cost: float = 0.0
+    charged: float = 0.0
+    unanswered: int = 0
     unpriced_calls: int = 0
     tokens_in: int = 0
     tokens_out: int = 0
     labels_written: int = 0
+    taken_over: int = 0
+    other_judges: int = 0
     grades: Counter[int] = field(default_factory=Counter)
     outcomes: Counter[str] = field(default_factory=Counter)
+    failures: Counter[str] = field(default_factory=Counter)
+    failure_examples: dict[str, str] = field(default_factory=dict)
     stopped: str | None = None
-    fatal: JudgeError | None = None
+    fatal: JudgepoolError | None = None
     prepare_s: float = 0.0
     elapsed_s: float = 0.0
 
+    @property
+    def failed(self) -> int:
+        return self.outcomes["error"] + self.outcomes["unparsed"]
+
 
 class ProgressSink(Protocol):
-    """Something that shows progress (judge/progress.py); told after every finished pair."""
+    """Something that shows progress (judge/progress.py); told after every finished pair, and
+    given remarks for the person watching (a wait for another judge's claims)."""
 
     def update(self, stats: LoopStats, advanced: int) -> None: ...
 
+    def note(self, message: str) -> None: ...
+
     def close(self) -> None: ...
-
-
-@dataclass
-class _Group:
-    key: str
-    requests: list[JudgeRequest]
-    worst_cost: float | None = None
 
 
 class LabellingLoop:
@@ -122,74 +137,145 @@ class LabellingLoop:
         self.labels = LabelMaker(self.labeller, {})
         self.stats = LoopStats(total=0)
         self.budget = Budget(self.options.max_cost, self.options.max_calls)
-        self.throttle: Throttle | None = None
-        self.writer = LabelWriter(store, self.options.flush_every, self.options.flush_size)
+        self.holder = claims.new_holder()
+        self.lease = self.options.lease or claims.lease_seconds()
+        self.writer = LabelWriter(
+            store, self.options.flush_every, self.options.flush_size, self.holder
+        )
+        self.dispatcher: Dispatcher | None = None
         self._main: asyncio.Task[None] | None = None
-        self._settled = asyncio.Event()  # made anew in each event loop (_judge_all)
         self._bug: BaseException | None = None
 
-    # -- labels ---------------------------------------------------------------------------
+    # -- outcomes -------------------------------------------------------------------------
 
-    def _finish(self, requests: Sequence[JudgeRequest], outcome: str, grade: int | None) -> None:
-        self.stats.outcomes[outcome] += len(requests)
+    def finish(self, group: Group, outcome: str, grade: int | None = None) -> None:
+        """Count a group's pairs as done with `outcome`, and tell the progress bar."""
+        count = len(group.requests)
+        self.stats.outcomes[outcome] += count
         if grade is not None:
-            self.stats.grades[grade] += len(requests)
-        self.stats.done += len(requests)
+            self.stats.grades[grade] += count
+        self.stats.done += count
         if self.progress is not None:
-            self.progress.update(self.stats, len(requests))
+            self.progress.update(self.stats, count)
 
-    def _record_answer(self, group: _Group, answer: JudgeAnswer, attempt: int, final: bool) -> None:
-        """Cache an ok answer, then queue its labels; count the group once it is final."""
-        judged_at = now_iso()
-        if answer.status == "ok":
-            self.cache.put(group.key, self.labels.cache_entry(answer, judged_at))
-        self.writer.add(self.labels.answered(group.requests, group.key, answer, attempt, judged_at))
-        if final:
-            if answer.status == "ok":
-                self.stats.shared += len(group.requests) - 1
-            self._finish(group.requests, answer.status, answer.grade)
+    def failed(self, group: Group, outcome: str, why: str, message: str) -> None:
+        """Count a group that ended `error` or `unparsed`, and why (one example message)."""
+        self.stats.failures[why] += len(group.requests)
+        self.stats.failure_examples.setdefault(why, message)
+        self.finish(group, outcome)
 
-    def _record_error(self, group: _Group, kind: str, message: str, attempts: int) -> None:
-        self.writer.add(self.labels.failed(group.requests, group.key, kind, message, attempts))
-        self._finish(group.requests, "error", None)
+    def _elsewhere(self, group: Group) -> None:
+        self.finish(group, "by_other_judge")
+
+    def fail_run(self, error: JudgepoolError, reason: str) -> None:
+        """Stop the run with an error the user must act on (reported after the cleanup)."""
+        self.stats.fatal = self.stats.fatal or error
+        self.stop(reason)
+
+    def stop(self, reason: str) -> None:
+        if self.stats.stopped is None:
+            self.stats.stopped = reason
+
+    def cache_fault(self, err: Exception, doing: str) -> None:
+        """The cache's disk failed (full, read-only): stop dispatching; what is answered still
+        goes to the database, and the run ends with an error saying so."""
+        self.fail_run(
+            JudgeError(
+                f"the judge cache at {self.cache.directory} failed while {doing}: {err}; "
+                "every answer received was written to the database, nothing paid was lost, "
+                "and no new call was sent after it",
+                "free space on that disk or make the folder writable (or point "
+                "JUDGEPOOL_CACHE_DIR at a folder with room), then run the same command again",
+            ),
+            "cache",
+        )
+
+    def cached_entry(self, key: str) -> dict[str, Any] | None:
+        """The usable cache entry for `key` right now, or None (a cache fault stops the run)."""
+        try:
+            entry = self.cache.get(key)
+        except CACHE_FAULTS as err:
+            self.cache_fault(err, "reading an answer")
+            return None
+        return entry if entry is not None and usable_entry(entry) else None
+
+    def from_cache(self, groups: Sequence[Group]) -> None:
+        """Labels for groups whose answer is in the cache (this judge holds their claims)."""
+        labels = []
+        for group in groups:
+            if group.entry is None:
+                raise RuntimeError("from_cache needs groups with a cache entry")
+            labels.extend(self.labels.cached(group.requests, group.key, group.entry))
+            self.stats.cached += len(group.requests)
+            self.finish(group, "ok", group.entry["answer"].get("grade"))
+        self.writer.add(labels, release=[g.key for g in groups])
 
     # -- the run --------------------------------------------------------------------------
 
-    def run(self, requests: Sequence[JudgeRequest], skipped: Sequence[Skipped] = ()) -> LoopStats:
-        """Label everything; returns the stats (`fatal` set when a judge error stopped it)."""
+    def run(
+        self,
+        requests: Sequence[JudgeRequest],
+        skipped: Sequence[Skipped] = (),
+        since_id: int | None = None,
+    ) -> LoopStats:
+        """Label everything; returns the stats (`fatal` set when an error stopped it).
+
+        `since_id`: the highest judgment id when the holes were listed (labels written after it
+        by this labeller, on pairs not claimed, were written by another judge meanwhile).
+        """
         self.stats = LoopStats(total=len(requests) + len(skipped))
+        since = label_mark(self.store) if since_id is None else since_id
         loading = time.monotonic()
+        readiness = getattr(self.judge, "readiness", None)  # optional hook (see judge.base)
+        problem = readiness() if readiness is not None else None
+        if problem is not None:
+            raise problem
         if requests:
             self.judge.prepare(self.store, requests)
         started = time.monotonic()
         self.stats.prepare_s = started - loading
         self.labels = LabelMaker(self.labeller, self.judge.describe())
-        groups: dict[str, _Group] = {}
+        groups: dict[str, Group] = {}
         for request in requests:
             key = self.judge.cache_key(request)
-            groups.setdefault(key, _Group(key, [])).requests.append(request)
-        immediate = self.labels.no_text(self.store, skipped)
+            groups.setdefault(key, Group(key, [])).requests.append(request)
         if skipped:
+            marks = self.labels.no_text(skipped)
+            self.stats.labels_written += write_judgments(self.store, marks, unless_marked=True)
             self.stats.outcomes["no_text"] += len(skipped)
             self.stats.done += len(skipped)
-        hits = self.cache.get_many(list(groups))
+        try:
+            hits = self.cache.get_many(list(groups))
+        except CACHE_FAULTS as err:
+            raise JudgeError(
+                f"cannot read the judge cache at {self.cache.directory}: {err}",
+                "check the folder's disk and permissions (or point JUDGEPOOL_CACHE_DIR "
+                "elsewhere), then run the same command again",
+            ) from err
         for key, entry in hits.items():
-            if not usable_entry(entry):
-                continue  # a foreign or damaged entry: ask again (and overwrite it)
-            group = groups.pop(key)
-            immediate.extend(self.labels.cached(group.requests, key, entry))
-            self.stats.cached += len(group.requests)
-            self._finish(group.requests, "ok", entry["answer"].get("grade"))
-        self.writer.add(immediate)
+            if usable_entry(entry):  # a foreign or damaged entry: ask again (and overwrite it)
+                groups[key].entry = entry
         todo = list(groups.values())
-        if todo and self.options.max_cost is not None:
-            self._price(todo)
+        if any(g.entry is None for g in todo) and self.options.max_cost is not None:
+            self._price([g for g in todo if g.entry is None])
+        self.dispatcher = Dispatcher(
+            self.store, self.writer, self.holder, self.labeller, since, self.lease,
+            max(self.options.concurrency, 1), self._elsewhere,
+            self.progress.note if self.progress is not None else None,
+        )
         try:
             if todo:
                 asyncio.run(self._judge_all(todo))
         finally:
-            self.writer.close()
-            self.stats.labels_written = self.writer.written
+            try:
+                self.writer.close()
+            except JudgepoolError as err:
+                self.fail_run(err, "database")
+            self.stats.labels_written += self.writer.written
+            self.stats.taken_over = self.dispatcher.taken_over
+            self.stats.other_judges = len(self.dispatcher.others)
+            self.stats.charged = self.budget.charged
+            self.stats.unanswered = self.budget.unanswered
             not_attempted = self.stats.total - self.stats.done
             if not_attempted:
                 self.stats.outcomes["not_attempted"] = not_attempted
@@ -198,7 +284,7 @@ class LabellingLoop:
                 self.progress.close()
         return self.stats
 
-    def _price(self, todo: list[_Group]) -> None:
+    def _price(self, todo: list[Group]) -> None:
         """Worst-case cost per call, needed only under --max-cost; refuses unpriced models."""
         for group in todo:
             estimate = self.judge.estimate(group.requests[:1])
@@ -218,33 +304,38 @@ class LabellingLoop:
         error = task.exception()
         if error is None:
             return
-        if isinstance(error, JudgeError):
-            self.stats.fatal = self.stats.fatal or error
-            self._stop("judge error")
+        if isinstance(error, JudgepoolError):
+            self.fail_run(error, "judge error" if isinstance(error, JudgeError) else "database")
         else:
             self._bug = self._bug or error
-            self._stop("error")
+            self.stop("error")
         for other in tasks:
             other.cancel()
-
-    def _stop(self, reason: str) -> None:
-        if self.stats.stopped is None:
-            self.stats.stopped = reason
 
     def _interrupt(self) -> None:
         """Ctrl-C / SIGTERM: stop dispatching and cancel the calls in flight (a second signal
         while that cleanup runs is ignored, so it cannot interrupt the final writes)."""
         if self.stats.stopped == "interrupted":
             return
-        self._stop("interrupted")
+        self.stop("interrupted")
         if self._main is not None:
             self._main.cancel()
 
-    async def _judge_all(self, todo: list[_Group]) -> None:
+    async def _renew(self, dispatcher: Dispatcher) -> None:
+        try:
+            await dispatcher.keep_renewed()
+        except JudgepoolError as err:
+            self.fail_run(err, "database")
+
+    async def _judge_all(self, todo: list[Group]) -> None:
+        from judgepool.judge.calls import Caller
+
         loop = asyncio.get_running_loop()
         self._main = asyncio.current_task()
-        self.throttle = Throttle(self.options.concurrency)
-        self._settled = asyncio.Event()
+        caller = Caller(self)
+        dispatcher = self.dispatcher
+        if dispatcher is None:
+            raise RuntimeError("_judge_all runs inside run()")
         self.writer.start()
         handled: list[tuple[signal.Signals, Any]] = []
         for sig in (signal.SIGINT, signal.SIGTERM):
@@ -256,23 +347,36 @@ class LabellingLoop:
                 pass  # not the main thread, or no signals here: Ctrl-C raises instead
         live = asyncio.Semaphore(self.options.concurrency)
         tasks: set[asyncio.Task[None]] = set()
+        renewing = loop.create_task(self._renew(dispatcher))
         try:
-            for group in todo:
+            self.from_cache(await dispatcher.claim([g for g in todo if g.entry is not None]))
+            dispatcher.add([g for g in todo if g.entry is None])
+            while self.stats.stopped is None:
                 await live.acquire()
-                if self.stats.stopped is not None:
+                group = await dispatcher.next(lambda: self.stats.stopped is not None)
+                if group is None or self.stats.stopped is not None:
                     live.release()
                     break
-                task = loop.create_task(self._work(group))
+                group.entry = group.entry or self.cached_entry(group.key)  # right before a call
+                if group.entry is not None or self.stats.stopped is not None:
+                    if group.entry is not None:
+                        self.from_cache([group])
+                    live.release()
+                    continue
+                task = loop.create_task(caller.work(group))
                 tasks.add(task)
                 task.add_done_callback(lambda t: self._done(tasks, live, t))
             while tasks:
                 await asyncio.wait(list(tasks))
         except asyncio.CancelledError:
-            self._stop("interrupted")
+            self.stop("interrupted")
+        except JudgepoolError as err:  # a claim could not be written
+            self.fail_run(err, "database")
         finally:
+            renewing.cancel()
             for task in tasks:
                 task.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
+            await asyncio.gather(renewing, *tasks, return_exceptions=True)
             closer = getattr(self.judge, "aclose", None)  # optional hook (see judge.base)
             if closer is not None:
                 await closer()
@@ -281,101 +385,3 @@ class LabellingLoop:
                 signal.signal(sig, previous)
         if self._bug is not None:
             raise self._bug  # not a judge failure: a bug, shown as such after the cleanup
-
-    async def _work(self, group: _Group) -> None:
-        """Ask the judge for one group until an answer, a final failure, or a stop."""
-        throttle = self.throttle
-        if throttle is None:
-            raise RuntimeError("_work runs inside _judge_all")
-        request = group.requests[0]
-        attempts = transient = rate_limits = unparsed = 0
-        while True:
-            reservation = await self._reserve(group)
-            if reservation is None:
-                return
-            sent_at = await throttle.acquire()
-            if self.stats.stopped is not None:
-                throttle.release()
-                self._settle(reservation, None, answered=False)
-                return
-            attempts += 1
-            self.stats.calls += 1
-            answer, failure = await self._attempt(request, reservation, throttle)
-            if isinstance(failure, RequestRejected):
-                self._record_error(group, failure.kind, str(failure), attempts)
-                return
-            if failure is not None:
-                if failure.kind == "rate_limit":
-                    throttle.rate_limited_at(sent_at, failure.retry_after)
-                    self.stats.rate_limited += 1
-                    rate_limits += 1
-                    if rate_limits > self.options.rate_limit_retries:
-                        self._record_error(group, "rate_limit", str(failure), attempts)
-                        return
-                else:
-                    transient += 1
-                    if transient > self.options.retries:
-                        self._record_error(group, failure.kind, str(failure), attempts)
-                        return
-                    await asyncio.sleep(backoff_delay(transient, self.options.backoff_base))
-                self.stats.retried += 1
-                continue
-            if answer is None:
-                raise RuntimeError("an attempt gave neither an answer nor a failure")
-            throttle.succeeded(time.monotonic() - sent_at)
-            self._account(answer, reservation)
-            retry = answer.status == "unparsed" and unparsed < self.options.unparsed_retries
-            self._record_answer(group, answer, attempts, final=not retry)
-            if not retry:
-                return
-            unparsed += 1
-            self.stats.retried += 1
-
-    def _settle(self, reservation: Reservation, cost: float | None, answered: bool = True) -> None:
-        self.budget.settle(reservation, cost, answered)
-        self._settled.set()
-
-    async def _reserve(self, group: _Group) -> Reservation | None:
-        """A budget reservation for one attempt; None once a cap (or a stop) ends the run."""
-        while self.stats.stopped is None:
-            reservation = self.budget.reserve(group.worst_cost)
-            if reservation is not None:
-                return reservation
-            if self.budget.in_flight == 0:
-                self._stop(self.budget.refused or "budget")
-                return None
-            self._settled.clear()
-            await self._settled.wait()  # a call in flight may leave room when it settles
-        return None
-
-    async def _attempt(
-        self, request: JudgeRequest, reservation: Reservation, throttle: Throttle
-    ) -> tuple[JudgeAnswer | None, TransientJudgeFailure | RequestRejected | None]:
-        """One call: its answer, or the failure to act on. Fatal errors propagate."""
-        try:
-            answer = await asyncio.wait_for(self.judge.judge(request), self.options.timeout)
-        except TimeoutError:
-            self._settle(reservation, None, answered=False)
-            return None, TransientJudgeFailure("timeout", f"no answer in {self.options.timeout} s")
-        except (TransientJudgeFailure, RequestRejected) as failure:
-            self._settle(reservation, None, answered=False)
-            return None, failure
-        except BaseException:
-            self._settle(reservation, None, answered=False)
-            raise
-        finally:
-            throttle.release()
-        return answer, None
-
-    def _account(self, answer: JudgeAnswer, reservation: Reservation) -> None:
-        if answer.cost is not None:
-            self.stats.cost += answer.cost
-        else:
-            self.stats.unpriced_calls += 1
-        self.stats.tokens_in += answer.tokens_in or 0
-        self.stats.tokens_out += answer.tokens_out or 0
-        # A priced model that reported no usage is charged its worst case against the cap.
-        charged = answer.cost
-        if charged is None and self.options.max_cost is not None:
-            charged = reservation.cost
-        self._settle(reservation, charged)

@@ -47,5 +47,11 @@ class ProgressBar:
             refresh=False,
         )
 
+    def note(self, message: str) -> None:
+        """A remark above the bar (stderr), shown whether or not the bar is drawn."""
+        from tqdm import tqdm
+
+        tqdm.write(message, file=sys.stderr)
+
     def close(self) -> None:
         self._bar.close()

@@ -59,12 +59,15 @@ def _parse(text: str, name: str, source: str) -> Template:
     header: dict[str, str] = {}
     sections: dict[str, list[str]] = {}
     current: str | None = None
-    for line in text.splitlines():
+    for number, line in enumerate(text.splitlines(), start=1):
         stripped = line.strip()
         if stripped in ("[system]", "[user]"):
             current = stripped[1:-1]
             if current in sections:
-                raise UsageError(f"template {source}: section [{current}] appears twice")
+                raise UsageError(
+                    f"template {source}, line {number}: section [{current}] appears twice",
+                    "keep one [system] and one [user] section",
+                )
             sections[current] = []
         elif current is not None:
             sections[current].append(line)
@@ -72,21 +75,29 @@ def _parse(text: str, name: str, source: str) -> Template:
             header[found.group(1).lower()] = found.group(2)
         elif stripped and not stripped.startswith("#"):
             raise UsageError(
-                f"template {source}: text before the first section: {stripped[:60]!r}",
+                f"template {source}, line {number}: text before the first section: "
+                f"{stripped[:60]!r}",
                 "start the template with '# version: NAME' header lines, then [system] and [user]",
             )
     version = header.get("version", "")
     if not version:
-        raise UsageError(f"template {source} has no '# version: ...' header line")
+        raise UsageError(
+            f"template {source} has no '# version: ...' header line",
+            "add a first line such as '# version: my-prompt-v1' (it names the labels' judge)",
+        )
     if set(sections) != {"system", "user"}:
-        raise UsageError(f"template {source} needs a [system] and a [user] section")
+        raise UsageError(
+            f"template {source} needs a [system] and a [user] section",
+            "add the missing section header on a line of its own",
+        )
     system = "\n".join(sections["system"]).strip()
     user = "\n".join(sections["user"]).strip()
     for key in ("query", "passage"):
         count = user.count("{{" + key + "}}")
         if count != 1:
             raise UsageError(
-                f"template {source}: the [user] section has {{{{{key}}}}} {count} times, not once"
+                f"template {source}: the [user] section has {{{{{key}}}}} {count} times, not once",
+                f"put {{{{{key}}}}} exactly once in the [user] section",
             )
     digest = hashlib.sha256(text.replace("\r\n", "\n").encode("utf-8")).hexdigest()
     return Template(name, version, f"sha256:{digest[:32]}", system, user, source)

@@ -7,24 +7,55 @@ produced, and the judge's per-answer details (parse step, finish reason, respons
 that cost nothing says why under `cache`: a hit from an earlier run, or a text another pair of
 this run already paid for; the original cost is kept there, the row's `cost` is what this row
 cost (0). The raw output, tokens, cost and latency have their own columns.
+
+What a judge answered is stored as `storable` makes it: secrets masked (judge/redact.py) in the
+raw output and the per-answer provenance, and a raw output longer than RAW_OUTPUT_LIMIT
+characters kept as its beginning and its end (where the grade line is) with `raw_output_cut`
+giving the full length. The grade is parsed from the whole answer before that.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
 from judgepool.judge.base import JudgeAnswer, JudgeRequest
-from judgepool.judge.redact import redact
+from judgepool.judge.redact import redact, redact_value
 from judgepool.judge.requests import Skipped
-from judgepool.pooling.labels import Judgment, quote
-from judgepool.pooling.store import Store
+from judgepool.pooling.labels import Judgment
+
+#: Characters of a raw answer that are stored (about 8 kB); longer ones keep both ends.
+RAW_OUTPUT_LIMIT = 8192
+_RAW_TAIL = 2048
 
 
 def now_iso() -> str:
     """The time an answer was produced (UTC, ISO 8601, milliseconds)."""
     return datetime.now(UTC).isoformat(timespec="milliseconds")
+
+
+def cut_raw_output(text: str, limit: int = RAW_OUTPUT_LIMIT) -> str:
+    """`text` if it fits `limit` characters, else its beginning and end around a marker that
+    says how much was left out (the result fits `limit`)."""
+    if len(text) <= limit:
+        return text
+    marker = f"\n[... {len(text):,} characters in all; the middle was not stored ...]\n"
+    head = max(0, limit - _RAW_TAIL - len(marker))
+    return text[:head] + marker + text[len(text) - _RAW_TAIL :]
+
+
+def storable(answer: JudgeAnswer) -> JudgeAnswer:
+    """The answer as it may be stored: secrets masked, a long raw output cut (and flagged)."""
+    provenance = redact_value(answer.provenance)
+    raw = answer.raw_output
+    if raw is not None:
+        raw = redact(raw)
+        if len(raw) > RAW_OUTPUT_LIMIT:
+            provenance["raw_output_cut"] = {"chars": len(raw), "kept": RAW_OUTPUT_LIMIT}
+            raw = cut_raw_output(raw)
+    return dataclasses.replace(answer, raw_output=raw, provenance=provenance)
 
 
 def answer_fields(answer: JudgeAnswer) -> dict[str, Any]:
@@ -75,6 +106,7 @@ class LabelMaker:
                 "shown": [{"doc_id": s.doc_id, "start": s.start, "end": s.end}
                           for s in request.shown],
                 "truncated": request.truncated,
+                "query_truncated": request.query_truncated,
             },
             note=note,
         )
@@ -123,23 +155,11 @@ class LabelMaker:
                       "judged_at": now_iso()}
         return [self._row(r, key, {"status": "error"}, provenance, None, note) for r in requests]
 
-    def no_text(self, store: Store, skipped: Sequence[Skipped]) -> list[Judgment]:
-        """`no_text` labels for skipped holes, except those this labeller already marked so."""
-        if not skipped:
-            return []
-        levels = ", ".join(quote(level) for level in sorted({s.level for s in skipped}))
-        with store.read() as con:
-            done = {
-                (str(q), str(d), str(lv))
-                for q, d, lv in con.execute(
-                    "SELECT qid, doc_id, level FROM judgments WHERE status = 'no_text' "
-                    f"AND labeller = {quote(self.labeller)} AND level IN ({levels})"
-                ).fetchall()
-            }
+    def no_text(self, skipped: Sequence[Skipped]) -> list[Judgment]:
+        """`no_text` labels for skipped holes (written `unless_marked`: once per labeller)."""
         return [
             Judgment(qid=s.qid, doc_id=s.doc_id, grade=None, source="llm", labeller=self.labeller,
                      status="no_text", level=s.level, note=s.reason,
                      provenance={**self.describe, "judged_at": now_iso()})
             for s in skipped
-            if (s.qid, s.doc_id, s.level) not in done
         ]

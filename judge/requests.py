@@ -6,14 +6,16 @@ token budget whole (at most `max_chunks`), joined by a visible gap marker. `show
 chunk id and character range, so a label says exactly what was read.
 
 A passage longer than the token budget is cut to it on a token boundary and flagged truncated; the
-cut text is what the cache key is built from, so the same budget gives the same key. A hole whose
-passage or query has no text becomes a `Skipped` (labelled `no_text`, never sent to a judge).
+cut text is what the cache key is built from, so the same budget gives the same key. A query
+longer than its own budget (`query_tokens`, 1024 by default: a question, not a document) is cut
+the same way and flagged `query_truncated`. A hole whose passage or query has no text becomes a
+`Skipped` (labelled `no_text`, never sent to a judge).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from judgepool.judge.base import JudgeRequest, ShownSpan
 from judgepool.judge.tokens import count_tokens, cut_to_tokens
@@ -25,6 +27,7 @@ from judgepool.pooling.rankings import run_keys
 from judgepool.pooling.store import Store
 
 DEFAULT_PASSAGE_TOKENS = 1024
+DEFAULT_QUERY_TOKENS = 1024
 DEFAULT_MAX_CHUNKS = 3
 #: Placed between two chunks of one document shown together (they need not be adjacent).
 CHUNK_GAP = "\n[...]\n"
@@ -50,6 +53,10 @@ class Built:
     @property
     def truncated(self) -> int:
         return sum(1 for r in self.requests if r.truncated)
+
+    @property
+    def queries_truncated(self) -> int:
+        return sum(1 for r in self.requests if r.query_truncated)
 
 
 def _has_text(text: str) -> bool:
@@ -109,6 +116,7 @@ def build_requests(
     runs: Sequence[str] | None = None,
     passage_tokens: int = DEFAULT_PASSAGE_TOKENS,
     max_chunks: int = DEFAULT_MAX_CHUNKS,
+    query_tokens: int = DEFAULT_QUERY_TOKENS,
 ) -> Built:
     """One request per hole that has text (in the holes' order), and the skipped rest.
 
@@ -117,9 +125,17 @@ def build_requests(
     level = check_level(level)
     if passage_tokens < 16:
         raise UsageError(f"--passage-tokens {passage_tokens} is too small", "use at least 16")
+    if query_tokens < 16:
+        raise UsageError(f"--query-tokens {query_tokens} is too small", "use at least 16")
     if max_chunks < 1:
-        raise UsageError(f"max_chunks {max_chunks} must be at least 1")
-    queries = query_texts(store, [h.qid for h in holes])
+        raise UsageError(f"--max-chunks {max_chunks} must be at least 1", "use 1 or more")
+    queries: dict[str, str] = {}
+    cut_queries: set[str] = set()
+    for qid, text in query_texts(store, [h.qid for h in holes]).items():
+        cut = cut_to_tokens(text, query_tokens)
+        queries[qid] = text[: cut.end]
+        if cut.truncated:
+            cut_queries.add(qid)
     if level == "chunk":
         texts = doc_texts(store, [h.doc_id for h in holes])
     else:
@@ -142,6 +158,8 @@ def build_requests(
             ]
             built = _doc_request(hole, query, chunks, passage_tokens, max_chunks)
         if isinstance(built, JudgeRequest):
+            if hole.qid in cut_queries:
+                built = replace(built, query_truncated=True)
             requests.append(built)
         else:
             skipped.append(built)

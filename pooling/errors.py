@@ -10,8 +10,10 @@ The CLI prints `error: <problem> — <hint>` and exits with `exit_code`; library
     ├── UsageError            an option or argument that cannot work (unknown run, bad level ...)
     ├── DatabaseError         the database file is missing, too new, or unusable
     │   └── DatabaseBusyError     another process holds the database longer than we wait
-    ├── JudgeError            a judge could not be set up (no model, no key, bad server)
-    │   └── BudgetExceededError   a --max-cost / --max-calls cap stopped the work cleanly
+    ├── JudgeError            a judge could not be set up or go on (no key, no quota, no model)
+    │   ├── BudgetExceededError   a --max-cost / --max-calls cap stopped the work cleanly (6)
+    │   └── HolesFailedError      some holes ended in error or unparsed (4)
+    │       └── NothingLabelledError  every hole attempted failed (5)
     ├── GateRefusedError      a comparison refused because a run's judged@k is under the gate
     └── HostError             the machine refused: disk full, permission denied, read-only ...
 """
@@ -81,6 +83,20 @@ class JudgeError(JudgepoolError):
 
 class BudgetExceededError(JudgeError):
     """A budget cap stopped labelling before it could be exceeded; what was done is kept."""
+
+    exit_code = 6
+
+
+class HolesFailedError(JudgeError):
+    """A judge run finished, but some holes ended `error` or `unparsed` (they stay holes)."""
+
+    exit_code = 4
+
+
+class NothingLabelledError(HolesFailedError):
+    """A judge run finished without labelling anything: every hole it attempted failed."""
+
+    exit_code = 5
 
 
 class GateRefusedError(JudgepoolError):

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from judgepool.pooling import claims
 from judgepool.pooling.errors import UsageError
 from judgepool.pooling.sql import registered
 from judgepool.pooling.store import Store, utcnow
@@ -78,17 +79,10 @@ _COLUMNS = (
 )
 
 
-def write_judgments(store: Store, judgments: Sequence[Judgment]) -> int:
-    """Append labels in one short transaction; returns how many were written."""
-    if not judgments:
-        return 0
-    for j in judgments:
-        j.check()
+def _arrow(judgments: Sequence[Judgment]) -> Any:
     import pyarrow as pa
 
-    # One Arrow table, inserted in order: ~50x faster than executemany (3 ms a row), which
-    # matters when a judge run writes thousands of cache hits at once.
-    table = pa.table(
+    return pa.table(
         {
             "qid": pa.array([j.qid for j in judgments], pa.string()),
             "doc_id": pa.array([j.doc_id for j in judgments], pa.string()),
@@ -111,12 +105,51 @@ def write_judgments(store: Store, judgments: Sequence[Judgment]) -> int:
             "_seq": pa.array(range(len(judgments)), pa.int64()),
         }
     )
+
+
+def write_judgments(
+    store: Store,
+    judgments: Sequence[Judgment],
+    release: tuple[str, Sequence[str]] | None = None,
+    unless_marked: bool = False,
+) -> int:
+    """Append labels in one short transaction; returns how many were written.
+
+    `release` = (holder, keys): drop those claims (pooling/claims.py) in the same transaction,
+    so that a claim disappears exactly when the labels it paid for are in the database.
+    `unless_marked`: leave out a label when its labeller already gave the pair a label of the
+    same status (for `no_text` marks: checked inside the write, so two judges at once write one).
+    """
+    if not judgments:
+        if release is not None and release[1]:
+            claims.release(store, release[0], release[1])
+        return 0
+    for j in judgments:
+        j.check()
+    # One Arrow table, inserted in order: ~50x faster than executemany (3 ms a row), which
+    # matters when a judge run writes thousands of cache hits at once.
+    table = _arrow(judgments)
+    unless = (
+        " WHERE NOT EXISTS (SELECT 1 FROM judgments j WHERE j.qid = n.qid AND j.doc_id = n.doc_id"
+        " AND j.level = n.level AND j.labeller = n.labeller AND j.status = n.status)"
+        if unless_marked
+        else ""
+    )
     with store.write() as con, registered(con, "_new_judgments", table):
-        con.execute(
+        row = con.execute(
             f"INSERT INTO judgments ({_COLUMNS}) "
-            f"SELECT {_COLUMNS} FROM _new_judgments ORDER BY _seq"
-        )
-    return len(judgments)
+            f"SELECT {_COLUMNS} FROM _new_judgments n{unless} ORDER BY _seq"
+        ).fetchone()
+        if release is not None:
+            claims.release_in(con, release[0], release[1])
+    return int(row[0]) if row else 0
+
+
+def label_mark(store: Store) -> int:
+    """The highest judgment id so far (0 when none): labels written later have higher ids."""
+    with store.read() as con:
+        row = con.execute("SELECT coalesce(max(id), 0) FROM judgments").fetchone()
+    return int(row[0]) if row else 0
 
 
 def quote(value: str) -> str:

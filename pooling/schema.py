@@ -10,6 +10,7 @@ Tables (one word per noun, as in DESIGN.md):
 - runs(name, run_key, ...)               one row per named ranking
 - run_rows(run_key, qid, doc_id, score, rank)   rank = trec_eval order, computed at ingest
 - judgments(...)                         every label ever written, with provenance
+- claims(key, holder, claimed_at, expires_at)   who is paying for an answer now (pooling/claims.py)
 """
 
 from __future__ import annotations
@@ -81,6 +82,20 @@ MIGRATIONS: tuple[Migration, ...] = (
             note VARCHAR,
             created_at TIMESTAMP NOT NULL,
             CHECK (status <> 'ok' OR grade IS NOT NULL)
+        );
+        """,
+    ),
+    Migration(
+        2,
+        "judge_claims",
+        # key: what is paid for (a judge cache key); holder: `judge:...` for a running judge
+        # process, `batch:...` for a provider batch; a claim past expires_at belongs to nobody.
+        """
+        CREATE TABLE claims (
+            key VARCHAR NOT NULL PRIMARY KEY,
+            holder VARCHAR NOT NULL,
+            claimed_at TIMESTAMP NOT NULL,
+            expires_at TIMESTAMP NOT NULL
         );
         """,
     ),

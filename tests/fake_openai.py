@@ -3,8 +3,10 @@
 The judge's tests and benchmark drive the real litellm client against it, so every byte of our
 code runs as it would against a provider. Behaviour is scripted per test: a `reply` function
 (request -> `Reply`), a latency, a token-bucket rate limit answered with 429 + Retry-After, and
-queued faults (500s, hangs, garbage). The server counts every call (total, per status, per
-passage text) so tests can assert exact call counts.
+queued faults (500s, hangs, garbage, answers cut off mid-body, provider errors shaped as OpenAI
+sends them: `provider_error`, `QUOTA`, `BAD_KEY`, `FORBIDDEN`, `NO_MODEL`, `CONTEXT_TOO_LONG`),
+and `echo_key_reply`, a provider that quotes the caller's key in its answer. The server counts
+every call (total, per status, per passage text) so tests can assert exact call counts.
 
 Run as a script (`python tests/fake_openai.py --latency 0.2 --rpm 600`) it serves in its own
 process, prints `PORT <n>` on stdout, answers GET /stats with its counters, and exits by itself
@@ -42,6 +44,7 @@ class Reply:
     delay: float = 0.0
     body: bytes | None = None
     hang: bool = False
+    cut_off: bool = False  # send the headers and half the body, then close the connection
 
 
 @dataclass
@@ -58,6 +61,42 @@ def passage_of(prompt: str) -> str:
     """The passage between our prompt's fences (the whole prompt when there are none)."""
     found = _FENCED.search(prompt)
     return found.group(1) if found else prompt
+
+
+def provider_error(status: int, message: str, kind: str, code: str | None = None) -> Reply:
+    """An error response shaped as OpenAI sends it (`{"error": {message, type, param, code}}`)."""
+    error = {"message": message, "type": kind, "param": None, "code": code}
+    return Reply(status=status, body=json.dumps({"error": error}).encode())
+
+
+QUOTA = provider_error(
+    429, "You exceeded your current quota, please check your plan and billing details.",
+    "insufficient_quota", "insufficient_quota",
+)
+BAD_KEY = provider_error(
+    401, "Incorrect API key provided. You can find your API key in your account settings.",
+    "invalid_request_error", "invalid_api_key",
+)
+FORBIDDEN = provider_error(
+    403, "Project does not have access to model fake-model.", "invalid_request_error",
+    "model_not_found",
+)
+NO_MODEL = provider_error(
+    404, "The model `fake-model` does not exist or you do not have access to it.",
+    "invalid_request_error", "model_not_found",
+)
+CONTEXT_TOO_LONG = provider_error(
+    400, "This model's maximum context length is 8192 tokens. However, your messages resulted "
+    "in 210382 tokens. Please reduce the length of the messages.", "invalid_request_error",
+    "context_length_exceeded",
+)
+
+
+def echo_key_reply(request: FakeRequest) -> Reply:
+    """A provider that quotes the caller's key (its Authorization header) in the answer."""
+    key = request.headers.get("authorization", "").removeprefix("Bearer ")
+    graded = default_reply(request).content or ""
+    return Reply(f"Request authorised with key {key} (key={key}).\n{graded}")
 
 
 def default_reply(request: FakeRequest) -> Reply:
@@ -89,6 +128,15 @@ class TokenBucket:
             return (1.0 - self.tokens) / self.rate
 
 
+class _Server(ThreadingHTTPServer):
+    """Quiet about clients that go away mid-request (a killed judge): that is what tests do."""
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        if isinstance(sys.exc_info()[1], ConnectionError):
+            return
+        super().handle_error(request, client_address)
+
+
 class FakeOpenAI:
     """The server: start it, point litellm at `api_base`, script it, read its counters."""
 
@@ -116,7 +164,7 @@ class FakeOpenAI:
         self.in_flight = 0
         self.max_in_flight = 0
         self._release = threading.Event()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
+        self._server = _Server(("127.0.0.1", 0), self._handler_class())
         self._server.daemon_threads = True
         self._thread: threading.Thread | None = None
 
@@ -259,6 +307,16 @@ class FakeOpenAI:
                     delay = reply.delay + (fake.latency if reply.status == 200 else 0.0)
                     if delay:
                         time.sleep(delay)
+                    if reply.cut_off:
+                        payload = fake._completion(request, reply.content or "##final score: 1")
+                        self.send_response(200)
+                        self.send_header("Content-Type", "application/json")
+                        self.send_header("Content-Length", str(len(payload)))
+                        self.end_headers()
+                        self.wfile.write(payload[: len(payload) // 2])
+                        self.wfile.flush()
+                        self.close_connection = True
+                        return
                     if reply.body is not None:
                         payload = reply.body
                     elif reply.status == 200:

@@ -117,7 +117,7 @@ def test_doc_level_labels_documents_with_the_chunks_shown(
 
 def test_caps_stop_cleanly_with_a_clear_message(store: Store, fake: FakeOpenAI, cli: Cli) -> None:
     result = cli(*judge_args(fake, "--max-calls", "2", "--concurrency", "1"))
-    assert result.code == 1
+    assert result.code == 6  # a cap stopped it: distinct from errors (1) and failures (4, 5)
     assert "stopped before exceeding --max-calls 2: 5 pairs not attempted" in result.err
     assert fake.calls == 2 and len(ok_labels(store)) == 2
     refused = cli(*judge_args(fake, "--max-cost", "1"))
@@ -159,8 +159,9 @@ def _wait_for_calls(fake: FakeOpenAI, process: subprocess.Popen[str], calls: int
 
 @pytest.mark.slow
 def test_kill_9_then_rerun_pays_only_for_the_calls_in_flight(
-    store: Store, fake: FakeOpenAI, cli: Cli
+    store: Store, fake: FakeOpenAI, cli: Cli, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setenv("JUDGEPOOL_CLAIM_LEASE", "2")  # the rerun takes the dead one's claims
     fake.latency = 0.4
     process = _start(fake)
     _wait_for_calls(fake, process, 3)  # the first two answered, the next two in flight

@@ -21,7 +21,6 @@ from judgepool.judge.base import (
 )
 from judgepool.judge.llm import LLMJudge, LLMSettings, load_litellm
 from judgepool.pooling.errors import JudgeError
-from judgepool.pooling.store import Store
 from tests.fake_openai import FakeOpenAI, Reply
 
 FAKE_KEY = "sk-judgepool-test-KEY-7f3c1e9a5b2d"
@@ -120,7 +119,7 @@ def test_a_refused_connection_is_transient(monkeypatch: pytest.MonkeyPatch) -> N
 
 @pytest.mark.parametrize(
     ("status", "message"),
-    [(401, "refused the key"), (403, "refused the key"), (404, "was not found"),
+    [(401, "refused the key"), (403, "refused access to"), (404, "was not found"),
      (400, "rejected the request")],
 )
 def test_errors_that_would_fail_every_call_are_fatal(
@@ -158,14 +157,14 @@ def test_answers_without_a_grade_are_unparsed(
     assert answer.provenance["parse_problem"] == problem
 
 
-def test_prepare_checks_that_a_key_is_set(monkeypatch: pytest.MonkeyPatch) -> None:
-    store = Store()
-    with pytest.raises(JudgeError, match="OPENAI_API_KEY"):
-        LLMJudge(LLMSettings("openai/gpt-4o-mini")).prepare(store, [])
+def test_readiness_says_when_no_key_is_set(monkeypatch: pytest.MonkeyPatch) -> None:
+    problem = LLMJudge(LLMSettings("openai/gpt-4o-mini")).readiness()
+    assert isinstance(problem, JudgeError) and "OPENAI_API_KEY" in str(problem)
     # a local server behind hosted_vllm needs no key
-    LLMJudge(LLMSettings("hosted_vllm/m", api_base="http://127.0.0.1:1/v1")).prepare(store, [])
+    assert LLMJudge(LLMSettings("hosted_vllm/m", api_base="http://127.0.0.1:1/v1")).readiness() \
+        is None
     monkeypatch.setenv("OPENAI_API_KEY", FAKE_KEY)
-    LLMJudge(LLMSettings("openai/gpt-4o-mini")).prepare(store, [])
+    assert LLMJudge(LLMSettings("openai/gpt-4o-mini")).readiness() is None
 
 
 def test_a_local_server_without_keys_works_through_hosted_vllm(fake: FakeOpenAI,

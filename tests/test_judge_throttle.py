@@ -109,8 +109,20 @@ def test_budget_reserves_worst_cases_and_settles_real_costs() -> None:
     assert third is not None
     assert budget.reserve(0.0) is None and budget.refused == "max-calls"
     budget.settle(second, None)
-    budget.settle(third, 0.2, answered=True)
+    budget.settle(third, 0.2, "answered")
     assert (budget.cost, budget.unpriced_calls, budget.in_flight) == (pytest.approx(0.3), 1, 0)
+
+
+def test_budget_charges_a_request_with_no_answer_at_its_worst_case() -> None:
+    budget = Budget(max_cost=1.0)
+    timed_out = budget.reserve(0.4)
+    refused = budget.reserve(0.4)
+    assert timed_out is not None and refused is not None
+    budget.settle(timed_out, None, "unanswered")  # it may have run: stays at 0.4
+    budget.settle(refused, None, "refused")  # an HTTP 429 / 5xx came back: nothing to pay
+    assert (budget.cost, budget.charged, budget.unanswered) == (0.0, pytest.approx(0.4), 1)
+    assert budget.reserve(0.4) is not None  # 0.4 charged + 0.4
+    assert budget.reserve(0.4) is None and budget.refused == "max-cost"  # 0.4 + 0.4 + 0.4 > 1
 
 
 def test_budget_refuses_a_cost_cap_it_cannot_check() -> None:

@@ -143,7 +143,8 @@ def threads_setting(threads: int | None) -> int:
             raise UsageError(f"{ENV_THREADS}={raw!r} is not a whole number",
                              f"set {ENV_THREADS} to e.g. 1") from None
     if threads < 1:
-        raise UsageError(f"offline judge threads must be at least 1, not {threads}")
+        raise UsageError(f"offline judge threads must be at least 1, not {threads}",
+                         f"set {ENV_THREADS} to e.g. 1, or unset it")
     return threads
 
 

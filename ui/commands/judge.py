@@ -1,8 +1,8 @@
 """`judgepool judge`: fill the holes of a pool with a judge (an LLM via litellm, or offline).
 
-The work lives in judge/ (judge.backfill); this module turns options into calls and prints:
-the plan, a dry-run forecast, or a run's summary by status and grade and judged@k per run
-before and after.
+The work lives in judge/ (judge.backfill); this module turns options into calls, and
+judge_report.py prints the plan, a dry-run forecast, or a run's summary by status and grade,
+judged@k per run before and after, and chooses the exit code.
 """
 
 from __future__ import annotations
@@ -11,9 +11,10 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from judgepool.pooling.errors import BudgetExceededError, UsageError
+from judgepool.pooling.errors import UsageError
 from judgepool.pooling.store import Store
-from judgepool.ui.format import echo_table, note
+from judgepool.ui.commands.judge_report import finish, print_forecast, print_judged, print_summary
+from judgepool.ui.format import note
 from judgepool.ui.options import (
     all_queries_option,
     depth_option,
@@ -23,76 +24,9 @@ from judgepool.ui.options import (
 )
 
 if TYPE_CHECKING:
-    from judgepool.judge.backfill import Forecast, Plan
-    from judgepool.judge.loop import LoopStats
-    from judgepool.pooling.pool import PoolSummary
+    from judgepool.judge.backfill import Plan
 
 _LLM_ONLY = ("api_base", "temperature", "max_tokens", "template")
-
-
-def _money(cost: float | None) -> str:
-    return "unknown" if cost is None else f"${cost:.4f}"
-
-
-def _print_forecast(found: Forecast, max_tokens: int | None, model: str) -> None:
-    rows = [
-        ("holes", found.holes, ""),
-        ("without text", found.no_text, "labelled no_text, no call"),
-        ("already in the cache", found.cached_pairs, f"{found.cached_unique} distinct texts"),
-        ("to judge", found.requests - found.cached_pairs, f"{found.calls} calls (same text: one)"),
-        ("truncated passages", found.truncated, "cut to --passage-tokens"),
-    ]
-    echo_table(("dry run", "pairs", ""), rows, right=(1,))
-    estimate = found.estimate
-    click.echo(
-        f"estimated tokens: {estimate.tokens_in:,} in, {estimate.tokens_out:,} out "
-        f"(typical answer; at most {max_tokens or '?'} out per call)"
-    )
-    if estimate.cost is None and found.calls:
-        click.echo(
-            f"estimated cost: unknown — {model} has no price in litellm's price map "
-            "(a local server or a new model); cap it with --max-calls"
-        )
-    else:
-        worst = f", worst case {_money(estimate.max_cost)}" if estimate.max_cost is not None else ""
-        click.echo(f"estimated cost: {_money(estimate.cost)}{worst}")
-
-
-def _print_summary(stats: LoopStats) -> None:
-    from judgepool.judge.progress import cost_text
-
-    click.echo(
-        f"labelled in {stats.elapsed_s:.1f} s (after {stats.prepare_s:.1f} s loading the judge): "
-        f"{stats.calls} calls "
-        f"({stats.rate_limited} answered 429, {stats.retried} retries), "
-        f"{stats.cached} pairs from the cache, {stats.shared} sharing a text already paid for; "
-        f"cost {cost_text(stats.cost, stats.unpriced_calls)}, "
-        f"tokens {stats.tokens_in:,} in / {stats.tokens_out:,} out"
-    )
-    order = ("ok", "unparsed", "error", "no_text", "not_attempted")
-    echo_table(
-        ("status", "pairs"),
-        [(s, stats.outcomes[s]) for s in order if stats.outcomes[s]],
-        right=(1,),
-    )
-    if stats.grades:
-        echo_table(("grade", "pairs"), sorted(stats.grades.items()), right=(0, 1))
-
-
-def _print_judged(before: PoolSummary, after: PoolSummary | None) -> None:
-    depth = before.depth
-    if after is None:
-        echo_table(
-            ("run", f"judged@{depth}", "holes"),
-            [(r.run, f"{r.judged:.3f}", r.holes) for r in before.runs],
-            right=(1, 2),
-        )
-        return
-    rows = [
-        (b.run, f"{b.judged:.3f}", f"{a.judged:.3f}", a.holes)
-        for b, a in zip(before.runs, after.runs, strict=True)
-    ]
-    echo_table(("run", f"judged@{depth} before", "after", "holes left"), rows, right=(1, 2, 3))
 
 
 def _judge_options(model: str, given: dict[str, Any]) -> dict[str, Any]:
@@ -105,7 +39,10 @@ def _judge_options(model: str, given: dict[str, Any]) -> dict[str, Any]:
         wrong = [k for k in chosen if k in _LLM_ONLY]
         if wrong:
             flags = ", ".join("--" + k.replace("_", "-") for k in wrong)
-            raise UsageError(f"{flags} apply to LLM judges, not to {model}")
+            raise UsageError(
+                f"{flags} apply to LLM judges, not to {model}",
+                f"leave out {flags}, or choose an LLM with --model (e.g. openai/gpt-4o-mini)",
+            )
         return {}
     return chosen
 
@@ -156,7 +93,8 @@ def _judge_options(model: str, given: dict[str, Any]) -> dict[str, Any]:
     type=click.FloatRange(min=0.1),
     default=60.0,
     show_default=True,
-    help="Seconds per call before it counts as a timeout (retried).",
+    help="Seconds per call before it counts as a timeout (retried; charged at its worst case "
+    "against --max-cost).",
 )
 @click.option(
     "--retries",
@@ -178,6 +116,13 @@ def _judge_options(model: str, given: dict[str, Any]) -> dict[str, Any]:
     default=1024,
     show_default=True,
     help="Cut longer passages to this many tokens (flagged truncated).",
+)
+@click.option(
+    "--query-tokens",
+    type=click.IntRange(min=16),
+    default=1024,
+    show_default=True,
+    help="Cut longer queries to this many tokens (flagged query_truncated).",
 )
 @click.option(
     "--max-chunks",
@@ -216,6 +161,7 @@ def judge(
     temperature: float | None,
     max_tokens: int | None,
     passage_tokens: int,
+    query_tokens: int,
     max_chunks: int,
     template: str | None,
     progress: bool | None,
@@ -228,8 +174,10 @@ def judge(
       judgepool judge --model openai/gpt-4o-mini --depth 10 --max-cost 5
       judgepool judge --model hosted_vllm/NAME --api-base http://127.0.0.1:8000/v1
       judgepool judge --model offline
-    Keys come from the environment only (OPENAI_API_KEY, ANTHROPIC_API_KEY, ...). Run the same
-    command again after an interruption: it pays only for what is missing.
+    Keys come from the environment only (OPENAI_API_KEY, ANTHROPIC_API_KEY, ...); a dry run
+    needs none. Run the same command again after an interruption: it pays only for what is
+    missing. Exit codes: 0 done, 1 stopped on an error, 4 some holes failed, 5 nothing
+    labelled, 6 stopped by a cap, 130 interrupted.
     """
     from judgepool.judge.backfill import backfill, forecast, plan_holes
     from judgepool.judge.cache import JudgeCache
@@ -253,11 +201,11 @@ def judge(
     )
     before = pool_summary(store, depth, runs, level, judge, all_queries)
     plan: Plan = plan_holes(
-        store, depth, runs, level, judge, all_queries, passage_tokens, max_chunks
+        store, depth, runs, level, judge, all_queries, passage_tokens, max_chunks, query_tokens
     )
     if not plan.holes:
         click.echo(f"no holes: every pooled pair at depth {depth} has a label")
-        _print_judged(before, None)
+        print_judged(before, None)
         return
     the_judge = make_judge(chosen, **options)
     note(
@@ -267,8 +215,8 @@ def judge(
     with JudgeCache() as cache:
         if dry_run:
             max_out = the_judge.describe().get("parameters", {}).get("max_tokens")
-            _print_forecast(forecast(store, the_judge, plan, cache), max_out, chosen)
-            _print_judged(before, None)
+            print_forecast(forecast(store, the_judge, plan, cache), max_out, chosen)
+            print_judged(before, None)
             return
         loop_options = LoopOptions(
             concurrency=concurrency,
@@ -279,28 +227,8 @@ def judge(
         )
         bar = ProgressBar(len(plan.holes), progress)
         stats = backfill(store, the_judge, plan, loop_options, cache, bar)
-    _print_summary(stats)
+    print_summary(stats)
     after = pool_summary(store, depth, runs, level, judge, all_queries)
-    _print_judged(before, after)
-    _finish(stats, max_cost, max_calls)
+    print_judged(before, after)
+    finish(stats, max_cost, max_calls)
 
-
-def _finish(stats: LoopStats, max_cost: float | None, max_calls: int | None) -> None:
-    """Say how the run ended; a stop that left work undone exits non-zero."""
-    left = stats.outcomes["not_attempted"]
-    if stats.fatal is not None:
-        raise stats.fatal
-    if stats.stopped == "interrupted":
-        note(f"interrupted: {left} pairs left; run the same command again to resume")
-        raise SystemExit(130)
-    if stats.stopped in ("max-cost", "max-calls"):
-        cap = (
-            f"--max-cost ${max_cost}" if stats.stopped == "max-cost" else f"--max-calls {max_calls}"
-        )
-        raise BudgetExceededError(
-            f"stopped before exceeding {cap}: {left} pairs not attempted",
-            "raise the cap, or run the same command again to continue",
-        )
-    failed = stats.outcomes["error"] + stats.outcomes["unparsed"]
-    if failed:
-        note(f"{failed} pairs are still holes (error or unparsed answer); run again to retry them")
