@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from judgepool.judge.base import (
     JudgeAnswer,
@@ -26,8 +26,33 @@ from judgepool.judge.provenance import now_iso, storable
 from judgepool.judge.throttle import Throttle, backoff_delay
 
 if TYPE_CHECKING:
+    from judgepool.judge.base import Judge
+    from judgepool.judge.budget import Budget
+    from judgepool.judge.cache import JudgeCache
     from judgepool.judge.claiming import Group
-    from judgepool.judge.loop import LabellingLoop
+    from judgepool.judge.loop_state import LoopOptions, LoopStats
+    from judgepool.judge.provenance import LabelMaker
+    from judgepool.judge.writer import LabelWriter
+
+
+class LoopHost(Protocol):
+    """What the calls need from the labelling loop that drives them (judge/loop.py)."""
+
+    options: LoopOptions
+    stats: LoopStats
+    judge: Judge
+    cache: JudgeCache
+    labels: LabelMaker
+    writer: LabelWriter
+    budget: Budget
+
+    def finish(self, group: Group, outcome: str, grade: int | None = None) -> None: ...
+
+    def failed(self, group: Group, outcome: str, why: str, message: str) -> None: ...
+
+    def cache_fault(self, err: Exception, doing: str) -> None: ...
+
+    def stop(self, reason: str) -> None: ...
 
 _HOW = {
     "rate_limit": "still rate-limited (HTTP 429)",
@@ -49,7 +74,7 @@ def failure_text(kind: str, message: str, attempts: int) -> str:
 class Caller:
     """Calls the judge for the groups the loop hands it, in the loop's event loop."""
 
-    def __init__(self, loop: LabellingLoop) -> None:
+    def __init__(self, loop: LoopHost) -> None:
         self.loop = loop
         self.options = loop.options
         self.throttle = Throttle(loop.options.concurrency)
