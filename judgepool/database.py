@@ -21,13 +21,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from judgepool.pooling.errors import UsageError
 from judgepool.pooling.store import Store
 from judgepool.results import Comparison, Evaluation, JudgeReport, Pool
 
 if TYPE_CHECKING:
     import polars as pl
 
-    from judgepool.judge.loop import LoopStats
+    from judgepool.judge.session import JudgeSettings
     from judgepool.metrics.measures import Measure
     from judgepool.pooling.ingest_labels import QrelsIngested
     from judgepool.pooling.ingest_runs import RunIngested
@@ -174,40 +175,44 @@ class Database:
         level: str = "chunk",
         labeller: str | None = None,
         *,
-        all_queries: bool = False,
-        api_base: str | None = None,
-        concurrency: int = 8,
-        max_cost: float | None = None,
-        max_calls: int | None = None,
-        timeout: float = 60.0,
-        retries: int = 4,
-        temperature: float | None = None,
-        max_tokens: int | None = None,
-        template: str | None = None,
-        passage_tokens: int = 1024,
-        max_chunks: int = 3,
         progress: bool = False,
+        **limits: Any,
     ) -> JudgeReport:
         """Label the holes of the pool with a judge (`offline`, or any litellm model string);
-        resumable and cached by content, as `judgepool judge`.
+        resumable and cached by content, exactly as `judgepool judge`.
+
+        `limits` are the judge command's other options as keywords: api_base, all_queries,
+        concurrency, max_cost, max_calls, timeout, retries, temperature, max_tokens, template,
+        passage_tokens, query_tokens, max_chunks. A judge that cannot run (no key, no quota, an
+        unknown model) raises; holes that failed or a cap that stopped the run are in the
+        report's `problem` (the error the CLI exits with), never silent.
 
         Works inside a running event loop (Jupyter): the labelling then runs on a thread of its
         own and this call waits for it. In async code, `await db.ajudge(...)` does not block.
         """
-        arguments = dict(locals())
-        arguments.pop("self")
+        from judgepool.judge.session import JudgeSettings
+
+        try:
+            settings = JudgeSettings(
+                model=model, depth=depth, runs=tuple(_names(runs)), level=level,
+                labeller=labeller, **limits,
+            )  # fmt: skip
+        except TypeError as err:
+            raise UsageError(
+                f"unknown judge option: {err}", "see help(jp.Database.judge) for the options"
+            ) from None
         try:
             running = asyncio.get_running_loop()
         except RuntimeError:
             running = None
         if running is None:
-            return self._judge(**arguments)
+            return self._judge(settings, progress)
         found: list[JudgeReport] = []
         failed: list[BaseException] = []
 
         def work() -> None:
             try:
-                found.append(self._judge(**arguments))
+                found.append(self._judge(settings, progress))
             except BaseException as err:  # handed back to the caller's thread below
                 failed.append(err)
 
@@ -220,49 +225,23 @@ class Database:
 
     async def ajudge(self, *args: Any, **kwargs: Any) -> JudgeReport:
         """`judge` for async code: the labelling runs on a worker thread, the loop stays free."""
-        return await asyncio.to_thread(self._judge_sync_call, args, kwargs)
+        return await asyncio.to_thread(lambda: self.judge(*args, **kwargs))
 
-    def _judge_sync_call(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> JudgeReport:
-        return self.judge(*args, **kwargs)
-
-    def _judge(self, **arguments: Any) -> JudgeReport:
-        from judgepool.judge.backfill import backfill, plan_holes
-        from judgepool.judge.cache import JudgeCache
-        from judgepool.judge.loop import LoopOptions
+    def _judge(self, settings: JudgeSettings, progress: bool) -> JudgeReport:
         from judgepool.judge.progress import ProgressBar
-        from judgepool.judge.registry import choose_model, make_judge
+        from judgepool.judge.session import ending, prepare, run
 
-        runs = _names(arguments["runs"])
-        depth, level = int(arguments["depth"]), str(arguments["level"])
-        labeller, all_queries = arguments["labeller"], bool(arguments["all_queries"])
-        before = self.pool(depth, runs, level, labeller, all_queries)
-        chosen, _why = choose_model(arguments["model"], arguments["api_base"])
-        plan = plan_holes(self.store, depth, runs, level, labeller, all_queries,
-                          arguments["passage_tokens"], arguments["max_chunks"])  # fmt: skip
-        llm_options = {
-            k: arguments[k]
-            for k in ("api_base", "temperature", "max_tokens", "template")
-            if arguments[k] is not None
-        }
-        the_judge = make_judge(chosen, **llm_options, timeout=arguments["timeout"]) if (
-            not chosen.startswith("offline")
-        ) else make_judge(chosen)
-        stats: LoopStats | None = None
-        if plan.holes:
-            options = LoopOptions(
-                concurrency=arguments["concurrency"],
-                max_cost=arguments["max_cost"],
-                max_calls=arguments["max_calls"],
-                retries=arguments["retries"],
-                timeout=arguments["timeout"],
-            )
-            with JudgeCache() as cache:
-                bar = ProgressBar(len(plan.holes), arguments["progress"])
-                stats = backfill(self.store, the_judge, plan, options, cache, bar)
-            if stats.fatal is not None:
-                raise stats.fatal
-        after = self.pool(depth, runs, level, labeller, all_queries)
-        return JudgeReport(the_judge.labeller, len(plan.holes), stats, before, after)
+        s = settings
+        before = self.pool(s.depth, list(s.runs), s.level, s.labeller, s.all_queries)
+        session = prepare(self.store, settings)
+        bar = ProgressBar(len(session.plan.holes), progress) if session.judge else None
+        stats = run(self.store, session, settings, bar)
+        if stats is not None and stats.fatal is not None:
+            raise stats.fatal
+        after = self.pool(s.depth, list(s.runs), s.level, s.labeller, s.all_queries)
+        labeller = session.judge.labeller if session.judge is not None else session.model
+        return JudgeReport(labeller, len(session.plan.holes), stats, before, after,
+                           ending(stats, settings))  # fmt: skip
 
     # -- measures ---------------------------------------------------------------------------
 

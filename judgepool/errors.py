@@ -6,9 +6,12 @@
     ├── UsageError            an option or argument that cannot work
     ├── DatabaseError         the database is missing, not ours, too new or unusable
     │   └── DatabaseBusyError     another process held it longer than we wait
-    ├── JudgeError            a judge could not be set up or reached
-    │   └── BudgetExceededError   a cost or call cap stopped the work cleanly
-    └── GateRefusedError      a comparison refused: a run is under the judged@k gate
+    ├── JudgeError            a judge could not be set up or go on (no key, no quota, no model)
+    │   ├── BudgetExceededError   a cost or call cap stopped the work cleanly (exit 6)
+    │   └── HolesFailedError      some holes ended in error or unparsed (exit 4)
+    │       └── NothingLabelledError  every hole attempted failed (exit 5)
+    ├── GateRefusedError      a comparison refused: a run is under the judged@k gate (exit 3)
+    └── HostError             the machine refused: disk full, permission denied, read-only
 
 The CLI prints each as `error: <problem> — <hint>` and exits with `err.exit_code`.
 """
@@ -18,9 +21,12 @@ from judgepool.pooling.errors import (
     DatabaseBusyError,
     DatabaseError,
     GateRefusedError,
+    HolesFailedError,
+    HostError,
     InputError,
     JudgeError,
     JudgepoolError,
+    NothingLabelledError,
     UnknownFormatError,
     UsageError,
 )
@@ -30,9 +36,12 @@ __all__ = [
     "DatabaseBusyError",
     "DatabaseError",
     "GateRefusedError",
+    "HolesFailedError",
+    "HostError",
     "InputError",
     "JudgeError",
     "JudgepoolError",
+    "NothingLabelledError",
     "UnknownFormatError",
     "UsageError",
 ]

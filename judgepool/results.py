@@ -14,9 +14,10 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import polars as pl
 
-    from judgepool.judge.loop import LoopStats
+    from judgepool.judge.loop_state import LoopStats
     from judgepool.metrics.compare import Comparison as CompareResult
     from judgepool.metrics.evaluate import Evaluation as EvaluateResult
+    from judgepool.pooling.errors import JudgepoolError
     from judgepool.pooling.pool import PoolSummary
 
 
@@ -248,6 +249,12 @@ class JudgeReport:
     stats: LoopStats | None  # None when there was nothing to label
     before: Pool
     after: Pool
+    problem: JudgepoolError | None = None  # how the run fell short (the CLI's exit code), if it did
+
+    @property
+    def ok(self) -> bool:
+        """Every hole with text got a label: no failure, no cap, no interrupt."""
+        return self.problem is None and (self.stats is None or self.stats.stopped is None)
 
     @property
     def outcomes(self) -> dict[str, int]:

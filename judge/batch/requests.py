@@ -132,8 +132,8 @@ class LineBuilder:
         for key, group in grouped.items():
             custom_id = custom_id_for(key)
             if seen.setdefault(custom_id, key) != key:  # 2^-128: a bug, never chance
-                raise JudgeError(f"two cache keys share custom_id {custom_id}: {key}, "
-                                 f"{seen[custom_id]}")
+                raise RuntimeError(f"two cache keys share custom_id {custom_id}: {key}, "
+                                   f"{seen[custom_id]}")
             line = {"custom_id": custom_id, "method": "POST", "url": ENDPOINT,
                     "body": self.body(group[0])}
             encoded = json.dumps(line, ensure_ascii=False, separators=(",", ":")) + "\n"

@@ -1,17 +1,15 @@
 """`judgepool judge`: fill the holes of a pool with a judge (an LLM via litellm, or offline).
 
-The work lives in judge/ (judge.backfill); this module turns options into calls, and
+The work lives in judge/ (judge.session, the same calls the library makes); this module turns
+options into settings, and
 judge_report.py prints the plan, a dry-run forecast, or a run's summary by status and grade,
 judged@k per run before and after, and chooses the exit code.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
 import click
 
-from judgepool.pooling.errors import UsageError
 from judgepool.pooling.store import Store
 from judgepool.ui.commands.judge_report import finish, print_forecast, print_judged, print_summary
 from judgepool.ui.format import note
@@ -22,29 +20,6 @@ from judgepool.ui.options import (
     level_option,
     runs_option,
 )
-
-if TYPE_CHECKING:
-    from judgepool.judge.backfill import Plan
-
-_LLM_ONLY = ("api_base", "temperature", "max_tokens", "template")
-
-
-def _judge_options(model: str, given: dict[str, Any]) -> dict[str, Any]:
-    """Constructor options for the chosen judge; LLM options given to the offline judge are an
-    error rather than silently ignored."""
-    from judgepool.judge.registry import is_offline
-
-    chosen = {k: v for k, v in given.items() if v is not None}
-    if is_offline(model):
-        wrong = [k for k in chosen if k in _LLM_ONLY]
-        if wrong:
-            flags = ", ".join("--" + k.replace("_", "-") for k in wrong)
-            raise UsageError(
-                f"{flags} apply to LLM judges, not to {model}",
-                f"leave out {flags}, or choose an LLM with --model (e.g. openai/gpt-4o-mini)",
-            )
-        return {}
-    return chosen
 
 
 @click.command("judge")
@@ -179,56 +154,39 @@ def judge(
     missing. Exit codes: 0 done, 1 stopped on an error, 4 some holes failed, 5 nothing
     labelled, 6 stopped by a cap, 130 interrupted.
     """
-    from judgepool.judge.backfill import backfill, forecast, plan_holes
-    from judgepool.judge.cache import JudgeCache
-    from judgepool.judge.loop import LoopOptions
     from judgepool.judge.progress import ProgressBar
-    from judgepool.judge.registry import choose_model, make_judge
+    from judgepool.judge.session import JudgeSettings, prepare, run
+    from judgepool.judge.session import dry_run as forecast
     from judgepool.pooling.pool import pool_summary
 
-    chosen, why = choose_model(model, api_base)
-    if why:
-        note(why)
-    options = _judge_options(
-        chosen,
-        {
-            "api_base": api_base,
-            "temperature": temperature,
-            "max_tokens": max_tokens,
-            "template": template,
-            "timeout": timeout,
-        },
-    )
-    before = pool_summary(store, depth, runs, level, judge, all_queries)
-    plan: Plan = plan_holes(
-        store, depth, runs, level, judge, all_queries, passage_tokens, max_chunks, query_tokens
-    )
-    if not plan.holes:
+    settings = JudgeSettings(
+        model=model, api_base=api_base, depth=depth, runs=runs, level=level, labeller=judge,
+        all_queries=all_queries, concurrency=concurrency, max_cost=max_cost,
+        max_calls=max_calls, timeout=timeout, retries=retries, temperature=temperature,
+        max_tokens=max_tokens, passage_tokens=passage_tokens, query_tokens=query_tokens,
+        max_chunks=max_chunks, template=template,
+    )  # fmt: skip
+    session = prepare(store, settings)
+    if session.why:
+        note(session.why)
+    before, plan = session.before, session.plan
+    if session.judge is None:
         click.echo(f"no holes: every pooled pair at depth {depth} has a label")
         print_judged(before, None)
         return
-    the_judge = make_judge(chosen, **options)
     note(
-        f"judge: {the_judge.labeller}; {len(plan.holes)} holes at depth {depth} ({level} level, "
-        f"{len(before.runs)} run{'' if len(before.runs) == 1 else 's'})"
+        f"judge: {session.judge.labeller}; {len(plan.holes)} holes at depth {depth} ({level} "
+        f"level, {len(before.runs)} run{'' if len(before.runs) == 1 else 's'})"
     )
-    with JudgeCache() as cache:
-        if dry_run:
-            max_out = the_judge.describe().get("parameters", {}).get("max_tokens")
-            print_forecast(forecast(store, the_judge, plan, cache), max_out, chosen)
-            print_judged(before, None)
-            return
-        loop_options = LoopOptions(
-            concurrency=concurrency,
-            max_cost=max_cost,
-            max_calls=max_calls,
-            retries=retries,
-            timeout=timeout,
-        )
-        bar = ProgressBar(len(plan.holes), progress)
-        stats = backfill(store, the_judge, plan, loop_options, cache, bar)
+    if dry_run:
+        max_out = session.judge.describe().get("parameters", {}).get("max_tokens")
+        print_forecast(forecast(store, session), max_out, session.model)
+        print_judged(before, None)
+        return
+    stats = run(store, session, settings, ProgressBar(len(plan.holes), progress))
+    if stats is None:  # pragma: no cover - a session with a judge always runs
+        return
     print_summary(stats)
     after = pool_summary(store, depth, runs, level, judge, all_queries)
     print_judged(before, after)
-    finish(stats, max_cost, max_calls)
-
+    finish(stats, settings)

@@ -14,12 +14,12 @@ from typing import TYPE_CHECKING
 
 import click
 
-from judgepool.pooling.errors import BudgetExceededError, HolesFailedError, NothingLabelledError
 from judgepool.ui.format import echo_table, note
 
 if TYPE_CHECKING:
     from judgepool.judge.backfill import Forecast
-    from judgepool.judge.loop import LoopStats
+    from judgepool.judge.loop_state import LoopStats
+    from judgepool.judge.session import JudgeSettings
     from judgepool.pooling.pool import PoolSummary
 
 #: How the summary names each outcome (the database statuses, and two that are not).
@@ -110,54 +110,37 @@ def print_summary(stats: LoopStats) -> None:
 
 
 def print_judged(before: PoolSummary, after: PoolSummary | None) -> None:
+    """judged@depth per run (before and after), with the gate's digits: a value under the gate
+    never reads as 0.900."""
+    from judgepool.metrics.gate import fmt_judged
+
     depth = before.depth
     if after is None:
         echo_table(
             ("run", f"judged@{depth}", "holes"),
-            [(r.run, f"{r.judged:.3f}", r.holes) for r in before.runs],
+            [(r.run, fmt_judged(r.judged_exact), r.holes) for r in before.runs],
             right=(1, 2),
         )
         return
     rows = [
-        (b.run, f"{b.judged:.3f}", f"{a.judged:.3f}", a.holes)
+        (b.run, fmt_judged(b.judged_exact), fmt_judged(a.judged_exact), a.holes)
         for b, a in zip(before.runs, after.runs, strict=True)
     ]
     echo_table(("run", f"judged@{depth} before", "after", "holes left"), rows, right=(1, 2, 3))
 
 
-def finish(stats: LoopStats, max_cost: float | None, max_calls: int | None) -> None:
+def finish(stats: LoopStats, settings: JudgeSettings) -> None:
     """Say how the run ended and exit with its code (see the module docstring)."""
+    from judgepool.judge.session import ending
+
     left = stats.outcomes["not_attempted"]
-    if stats.fatal is not None:
-        if left:
-            note(f"{left} pairs were not labelled (the run stopped first); labels written so far "
-                 "are kept")
-        raise stats.fatal
-    if stats.stopped == "interrupted":
+    if stats.stopped == "interrupted" and stats.fatal is None:
         note(f"interrupted: {left} pairs left; run the same command again to resume")
         raise SystemExit(130)
-    failed = stats.failed
-    why = "; ".join(f"{n} {kind}" for kind, n in stats.failures.most_common())
-    failures = f"; {failed} pairs failed ({why})" if failed else ""
-    if stats.stopped in ("max-cost", "max-calls"):
-        cap = (
-            f"--max-cost ${max_cost}" if stats.stopped == "max-cost" else f"--max-calls {max_calls}"
-        )
-        raise BudgetExceededError(
-            f"stopped before exceeding {cap}: {left} pairs not attempted{failures}",
-            "raise the cap, or run the same command again to continue",
-        )
-    if not failed:
+    problem = ending(stats, settings)
+    if problem is None:
         return
-    hint = (
-        "see the reasons above; run the same command again to retry them (answers already "
-        "received are not paid again)"
-    )
-    attempted = stats.outcomes["ok"] + failed
-    if stats.outcomes["ok"] == 0:
-        raise NothingLabelledError(
-            f"nothing was labelled: all {attempted} pairs attempted failed ({why})", hint
-        )
-    raise HolesFailedError(
-        f"{failed} of {attempted} pairs attempted failed and are still holes ({why})", hint
-    )
+    if stats.fatal is not None and left:
+        note(f"{left} pairs were not labelled (the run stopped first); labels written so far "
+             "are kept")
+    raise problem

@@ -1,0 +1,187 @@
+"""One judge run as the library and `judgepool judge` both do it: settings -> plan -> run -> ending.
+
+    settings = JudgeSettings(model="openai/gpt-4o-mini", depth=10, max_cost=5)
+    session = prepare(store, settings)            # the model, the pool before, the plan, the judge
+    stats = run(store, session, settings)         # label the holes (judge/loop.py)
+    problem = ending(stats, settings)             # None, or the error the run ended with
+
+The CLI prints around these calls and exits with `problem.exit_code`; the library returns the
+report with `problem` attached (jp.Database.judge). Nothing here prints.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from judgepool.pooling.errors import (
+    BudgetExceededError,
+    HolesFailedError,
+    JudgepoolError,
+    NothingLabelledError,
+    UsageError,
+)
+from judgepool.pooling.store import Store
+
+if TYPE_CHECKING:
+    from judgepool.judge.backfill import Forecast, Plan
+    from judgepool.judge.base import Judge
+    from judgepool.judge.loop_state import LoopStats, ProgressSink
+    from judgepool.pooling.pool import PoolSummary
+
+_LLM_ONLY = ("api_base", "temperature", "max_tokens", "template")
+
+
+@dataclass(frozen=True)
+class JudgeSettings:
+    """Everything a judge run is told (the options of `judgepool judge`, with their defaults)."""
+
+    model: str | None = None
+    api_base: str | None = None
+    depth: int = 10
+    runs: tuple[str, ...] = ()
+    level: str = "chunk"
+    labeller: str | None = None  # whose labels count when finding holes (`--judge`)
+    all_queries: bool = False
+    concurrency: int = 8
+    max_cost: float | None = None
+    max_calls: int | None = None
+    timeout: float = 60.0
+    retries: int = 4
+    temperature: float | None = None
+    max_tokens: int | None = None
+    passage_tokens: int = 1024
+    query_tokens: int = 1024
+    max_chunks: int = 3
+    template: str | None = None
+
+
+@dataclass(frozen=True)
+class Session:
+    """A run ready to go: the chosen model (and why, when we chose it), the pool before, the
+    plan of holes and requests, and the judge (None when there is no hole to label)."""
+
+    model: str
+    why: str | None
+    before: PoolSummary
+    plan: Plan
+    judge: Judge | None
+
+
+def judge_options(model: str, settings: JudgeSettings) -> dict[str, Any]:
+    """Constructor options for the chosen judge; LLM options given to the offline judge are an
+    error rather than silently ignored."""
+    from judgepool.judge.registry import is_offline
+
+    given = {
+        "api_base": settings.api_base,
+        "temperature": settings.temperature,
+        "max_tokens": settings.max_tokens,
+        "template": settings.template,
+        "timeout": settings.timeout,
+    }
+    chosen = {k: v for k, v in given.items() if v is not None}
+    if is_offline(model):
+        wrong = [k for k in chosen if k in _LLM_ONLY]
+        if wrong:
+            flags = ", ".join("--" + k.replace("_", "-") for k in wrong)
+            raise UsageError(
+                f"{flags} apply to LLM judges, not to {model}",
+                f"leave out {flags}, or choose an LLM with --model (e.g. openai/gpt-4o-mini)",
+            )
+        return {}
+    return chosen
+
+
+def prepare(store: Store, settings: JudgeSettings) -> Session:
+    """Choose the model, read the pool, plan the requests and make the judge."""
+    from judgepool.judge.backfill import plan_holes
+    from judgepool.judge.registry import choose_model, make_judge
+    from judgepool.pooling.pool import pool_summary
+
+    s = settings
+    model, why = choose_model(s.model, s.api_base)
+    options = judge_options(model, s)
+    before = pool_summary(store, s.depth, s.runs, s.level, s.labeller, s.all_queries)
+    plan = plan_holes(store, s.depth, s.runs, s.level, s.labeller, s.all_queries,
+                      s.passage_tokens, s.max_chunks, s.query_tokens)  # fmt: skip
+    judge = make_judge(model, **options) if plan.holes else None
+    return Session(model, why, before, plan, judge)
+
+
+def dry_run(store: Store, session: Session) -> Forecast:
+    """What the run would do (holes, cache hits, tokens, cost), without a call or a key."""
+    from judgepool.judge.backfill import forecast
+    from judgepool.judge.cache import JudgeCache
+
+    if session.judge is None:
+        raise UsageError("there is no hole to forecast", "nothing to do: every pair is labelled")
+    with JudgeCache() as cache:
+        return forecast(store, session.judge, session.plan, cache)
+
+
+def run(
+    store: Store,
+    session: Session,
+    settings: JudgeSettings,
+    progress: ProgressSink | None = None,
+) -> LoopStats | None:
+    """Label the plan's holes (None when there was none); see judge/loop.py."""
+    from judgepool.judge.backfill import backfill
+    from judgepool.judge.cache import JudgeCache
+    from judgepool.judge.loop_state import LoopOptions
+
+    if session.judge is None:
+        return None
+    options = LoopOptions(
+        concurrency=settings.concurrency,
+        max_cost=settings.max_cost,
+        max_calls=settings.max_calls,
+        retries=settings.retries,
+        timeout=settings.timeout,
+    )
+    with JudgeCache() as cache:
+        return backfill(store, session.judge, session.plan, options, cache, progress)
+
+
+def ending(stats: LoopStats | None, settings: JudgeSettings) -> JudgepoolError | None:
+    """The error a finished run ended with, or None when every hole with text got a label.
+
+    A judge error (no key, no quota, a fault) is the run's own; a cap that stopped it is a
+    `BudgetExceededError` (6); failed holes are `HolesFailedError` (4), or
+    `NothingLabelledError` (5) when nothing was labelled. An interrupt is not an error here:
+    `stats.stopped == "interrupted"`."""
+    if stats is None:
+        return None
+    if stats.fatal is not None:
+        return stats.fatal
+    if stats.stopped == "interrupted":
+        return None
+    left = stats.outcomes["not_attempted"]
+    failed = stats.failed
+    why = "; ".join(f"{n} {kind}" for kind, n in stats.failures.most_common())
+    failures = f"; {failed} pairs failed ({why})" if failed else ""
+    if stats.stopped in ("max-cost", "max-calls"):
+        cap = (
+            f"--max-cost ${settings.max_cost}"
+            if stats.stopped == "max-cost"
+            else f"--max-calls {settings.max_calls}"
+        )
+        return BudgetExceededError(
+            f"stopped before exceeding {cap}: {left} pairs not attempted{failures}",
+            "raise the cap, or run the same command again to continue",
+        )
+    if not failed:
+        return None
+    hint = (
+        "see the reasons above; run the same command again to retry them (answers already "
+        "received are not paid again)"
+    )
+    attempted = stats.outcomes["ok"] + failed
+    if stats.outcomes["ok"] == 0:
+        return NothingLabelledError(
+            f"nothing was labelled: all {attempted} pairs attempted failed ({why})", hint
+        )
+    return HolesFailedError(
+        f"{failed} of {attempted} pairs attempted failed and are still holes ({why})", hint
+    )
