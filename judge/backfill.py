@@ -68,7 +68,7 @@ def plan_holes(
     depth: int = 10,
     runs: Sequence[str] = (),
     level: str = "chunk",
-    judge: str | None = None,
+    labeller: str | None = None,
     all_queries: bool = False,
     passage_tokens: int = DEFAULT_PASSAGE_TOKENS,
     max_chunks: int = DEFAULT_MAX_CHUNKS,
@@ -76,7 +76,7 @@ def plan_holes(
 ) -> Plan:
     """The holes (as `judgepool pool --list` shows them) and the judge requests for them."""
     mark = label_mark(store)  # before listing: a label written after it is above it
-    holes = list_holes(store, depth, list(runs), level, judge, all_queries)
+    holes = list_holes(store, depth, list(runs), level, labeller, all_queries)
     built = build_requests(
         store, holes, level, list(runs), passage_tokens, max_chunks, query_tokens
     )

@@ -91,7 +91,7 @@ class LabelMaker:
             qid=request.qid,
             doc_id=request.doc_id,
             grade=fields.get("grade"),
-            source="llm",
+            source="judge",
             labeller=self.labeller,
             status=str(fields["status"]),
             level=request.level,
@@ -158,7 +158,7 @@ class LabelMaker:
     def no_text(self, skipped: Sequence[Skipped]) -> list[Judgment]:
         """`no_text` labels for skipped holes (written `unless_marked`: once per labeller)."""
         return [
-            Judgment(qid=s.qid, doc_id=s.doc_id, grade=None, source="llm", labeller=self.labeller,
+            Judgment(qid=s.qid, doc_id=s.doc_id, grade=None, source="judge", labeller=self.labeller,
                      status="no_text", level=s.level, note=s.reason,
                      provenance={**self.describe, "judged_at": now_iso()})
             for s in skipped

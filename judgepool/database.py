@@ -261,7 +261,7 @@ class Database:
         from judgepool.metrics.evaluate import evaluate
 
         result = evaluate(
-            self.store, _names(runs) or None, level=level, judge=labeller, k=k,
+            self.store, _names(runs) or None, level=level, labeller=labeller, k=k,
             measures=measures, resamples=resamples,
             seed=DEFAULT_SEED if seed is None else seed,
         )  # fmt: skip
@@ -287,7 +287,7 @@ class Database:
         from judgepool.metrics.compare import compare
 
         result = compare(
-            self.store, baseline, _names(candidates), level=level, judge=labeller, k=k,
+            self.store, baseline, _names(candidates), level=level, labeller=labeller, k=k,
             measures=measures, resamples=resamples,
             seed=DEFAULT_SEED if seed is None else seed, gate=gate, force=force,
         )  # fmt: skip

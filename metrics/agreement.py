@@ -39,7 +39,7 @@ class Agreement:
     """Judge-vs-human agreement on the pairs both labelled (see the module docstring)."""
 
     level: str
-    judge: str | None
+    labeller: str | None
     pairs: int
     excluded: int
     confusion: list[list[int]]  # [human grade][judge grade]
@@ -65,7 +65,7 @@ def agreement_from(
     human: NDArray[np.int64],
     judge: NDArray[np.int64],
     level: str = "chunk",
-    judge_name: str | None = None,
+    labeller: str | None = None,
 ) -> Agreement:
     """Agreement statistics of paired grades (pairs with a grade outside 0-3 are excluded)."""
     h = np.asarray(human, dtype=np.int64)
@@ -80,7 +80,7 @@ def agreement_from(
     human_yes = n - human_no
     return Agreement(
         level=level,
-        judge=judge_name,
+        labeller=labeller,
         pairs=n,
         excluded=int((~valid).sum()),
         confusion=matrix.tolist(),
@@ -96,17 +96,17 @@ def agreement_from(
 
 
 def paired_grades(
-    store: Store, level: str = "chunk", judge: str | None = None
+    store: Store, level: str = "chunk", labeller: str | None = None
 ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
     """(human grades, judge grades) of the pairs with both an ok human and an ok judge label."""
-    found = paired_grade_rows(store, level, judge)
+    found = paired_grade_rows(store, level, labeller)
     return (
         np.asarray(found["human"], dtype=np.int64),
         np.asarray(found["judge"], dtype=np.int64),
     )
 
 
-def agreement(store: Store, level: str = "chunk", judge: str | None = None) -> Agreement:
+def agreement(store: Store, level: str = "chunk", labeller: str | None = None) -> Agreement:
     """Judge-vs-human agreement at `level` (of labeller `judge` when named, else any judge)."""
-    human, judged = paired_grades(store, level, judge)
-    return agreement_from(human, judged, level=level, judge_name=judge)
+    human, judged = paired_grades(store, level, labeller)
+    return agreement_from(human, judged, level=level, labeller=labeller)

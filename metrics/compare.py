@@ -164,7 +164,7 @@ def compare(
     candidates: Sequence[str],
     *,
     level: str = "chunk",
-    judge: str | None = None,
+    labeller: str | None = None,
     k: int = 10,
     rel: int = 2,
     key_rel: int = 3,
@@ -189,7 +189,7 @@ def compare(
         )
     runs = (baseline, *candidates)
     evaluation = evaluate(
-        store, runs, level=level, judge=judge, k=k, rel=rel, key_rel=key_rel,
+        store, runs, level=level, labeller=labeller, k=k, rel=rel, key_rel=key_rel,
         measures=measures, resamples=resamples, seed=seed, top_grade=top_grade, average=average,
     )  # fmt: skip
     summaries = evaluation.summaries
@@ -202,7 +202,7 @@ def compare(
         queries=len(evaluation.qids),
     )
     holey = [r.run for r in refused if r.holes]
-    command = fill_command(store, k, holey, level, judge) if holey else None
+    command = fill_command(store, k, holey, level, labeller) if holey else None
     deltas: tuple[Delta, ...] = ()
     if force or not refused:
         deltas = paired_deltas(evaluation, baseline, candidates, [r.run for r in refused], alpha)

@@ -94,7 +94,7 @@ class Evaluation:
     """Per-query values (arrays aligned to `qids`, NaN = left out) and per-run summaries."""
 
     level: str
-    judge: str | None
+    labeller: str | None
     k: int
     resamples: int
     seed: int
@@ -304,7 +304,7 @@ def evaluate_data(
         )
     return Evaluation(
         level=data.level,
-        judge=data.judge,
+        labeller=data.labeller,
         k=data.k,
         resamples=resamples,
         seed=seed,
@@ -349,18 +349,18 @@ def load_for(
     runs: Sequence[str] | None,
     measures: Sequence[Measure],
     level: str,
-    judge: str | None,
+    labeller: str | None,
     k: int,
 ) -> tuple[EvalData, ExternalData | None]:
     """Read what `measures` need: the top k (deeper for deeper native measures) and, when some
     measure is computed by ir-measures, the labels and rankings it is given."""
     deepest = max([k, *(m.k for m in measures if m.native and m.k is not None)])
-    data = load(store, runs, level=level, judge=judge, k=k, depth=deepest)
+    data = load(store, runs, level=level, labeller=labeller, k=k, depth=deepest)
     others = [m for m in measures if not m.native]
     if not others:
         return data, None
     keys = run_keys(store, list(data.runs))
-    external = load_external(store, level, judge, keys, data.qids, needed_depth(others))
+    external = load_external(store, level, labeller, keys, data.qids, needed_depth(others))
     return data, external
 
 
@@ -369,7 +369,7 @@ def evaluate(
     runs: Sequence[str] | None = None,
     *,
     level: str = "chunk",
-    judge: str | None = None,
+    labeller: str | None = None,
     k: int = 10,
     rel: int = 2,
     key_rel: int = 3,
@@ -387,5 +387,5 @@ def evaluate(
     check_rel(key_rel)
     check_average(average)
     chosen = chosen_measures(measures, k, rel, key_rel)
-    data, external = load_for(store, runs, chosen, level, judge, k)
+    data, external = load_for(store, runs, chosen, level, labeller, k)
     return evaluate_data(data, chosen, resamples, seed, top_grade, external, average)

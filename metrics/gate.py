@@ -42,7 +42,7 @@ def judge_command(
     runs: Sequence[str],
     level: str,
     all_queries: bool = False,
-    judge: str | None = None,
+    labeller: str | None = None,
 ) -> str:
     """The exact `judgepool judge ...` command that fills these holes (printed for copying).
 
@@ -56,16 +56,16 @@ def judge_command(
         parts += ["--run", run]
     if all_queries:
         parts.append("--all-queries")
-    if judge is not None:
-        parts += ["--judge", judge]
+    if labeller is not None:
+        parts += ["--judge", labeller]
     return shlex.join(parts)
 
 
 def fill_command(
-    store: Store, depth: int, runs: Sequence[str], level: str, judge: str | None = None
+    store: Store, depth: int, runs: Sequence[str], level: str, labeller: str | None = None
 ) -> str:
     """`judge_command` with the model left to choose, as `judgepool pool` prints it."""
-    return judge_command(store, depth, runs, level, judge=judge) + " --model MODEL"
+    return judge_command(store, depth, runs, level, labeller=labeller) + " --model MODEL"
 
 
 def check_gate(threshold: float) -> float:

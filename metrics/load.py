@@ -73,7 +73,7 @@ class EvalData:
     """Everything the measures are computed from, aligned to `qids` and `runs`."""
 
     level: str
-    judge: str | None
+    labeller: str | None
     k: int  # the report's cutoff (judged@k, holes); `top` may be deeper for deeper measures
     runs: tuple[str, ...]
     qids: tuple[str, ...]
@@ -86,7 +86,7 @@ def load(
     store: Store,
     runs: Sequence[str] | None = None,
     level: str = "chunk",
-    judge: str | None = None,
+    labeller: str | None = None,
     k: int = 10,
     depth: int | None = None,
 ) -> EvalData:
@@ -99,10 +99,10 @@ def load(
         raise UsageError("no runs to evaluate", "ingest one first: `judgepool ingest run FILE`")
     names = tuple(keys)
     key_list = [keys[n] for n in names]
-    rows = evaluation_rows(store, level, judge, keys, depth, k)
+    rows = evaluation_rows(store, level, labeller, keys, depth, k)
     qids, hist, top = rows.qids, rows.hist, rows.top
     if not qids:
-        who = "any judge" if judge is None else f"judge {judge!r}"
+        who = "any judge" if labeller is None else f"judge {labeller!r}"
         others = [other for other in label_levels(store) if other != level]
         hint = (
             f"the labels are at the {others[0]} level: use --level {others[0]}"
@@ -110,7 +110,7 @@ def load(
             else "ingest qrels (`judgepool ingest qrels FILE`) or label the pool "
             "(`judgepool judge`)"
         )
-        if judge is not None and not others:
+        if labeller is not None and not others:
             hint = f"check the judge's name (`judgepool status` lists labellers), or {hint}"
         raise UsageError(
             f"no query has an effective label at the {level} level (human labels or {who})",
@@ -132,7 +132,7 @@ def load(
     returned = np.bincount(ri * n_q + qi, minlength=len(names) * n_q).reshape(len(names), n_q)
     return EvalData(
         level=level,
-        judge=judge,
+        labeller=labeller,
         k=k,
         runs=names,
         qids=qids,

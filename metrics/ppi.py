@@ -114,7 +114,10 @@ def _check_alpha(alpha: float) -> float:
 def _finite(name: str, values: ArrayLike) -> NDArray[np.float64]:
     array = np.asarray(values, dtype=np.float64)
     if array.ndim != 1:
-        raise UsageError(f"{name}: expected one value per query, got shape {array.shape}")
+        raise UsageError(
+            f"{name}: expected one value per query, got shape {array.shape}",
+            "pass a flat array with one value per query of the evaluation set",
+        )
     if not np.isfinite(array).all():
         bad = int(np.flatnonzero(~np.isfinite(array))[0])
         raise UsageError(
@@ -138,10 +141,16 @@ def _positions(audited: ArrayLike, size: int) -> NDArray[np.int64]:
     if array.size == 0:
         return np.zeros(0, dtype=np.int64)
     if array.ndim != 1 or not np.issubdtype(array.dtype, np.integer):
-        raise UsageError("audited: expected a boolean mask or integer positions of the queries")
+        raise UsageError(
+            "audited: expected a boolean mask or integer positions of the queries",
+            "pass a mask as long as the judge values, or the positions of the audited queries",
+        )
     positions = array.astype(np.int64)
     if positions.min() < 0 or positions.max() >= size:
-        raise UsageError(f"audited: positions must lie in 0..{size - 1}")
+        raise UsageError(
+            f"audited: positions must lie in 0..{size - 1}",
+            "give positions of evaluation-set queries",
+        )
     if np.unique(positions).size != positions.size:
         raise UsageError("audited: a query is listed twice", "list each audited query once")
     return positions
@@ -278,7 +287,10 @@ def audit_size_for_width(
     at = _positions(audited, size)
     y = _finite("human values", human)
     if y.size != at.size:
-        raise UsageError(f"{y.size} human values for {at.size} audited queries")
+        raise UsageError(
+            f"{y.size} human values for {at.size} audited queries",
+            "give one human value per audited query, in the order of the audited positions",
+        )
     if size < 2:
         return AuditSize(None, width, "none", f"{size} queries: too few to estimate a variance")
     judge_var = float(f.var(ddof=1))

@@ -65,7 +65,7 @@ def _evaluation_dict(ev: Evaluation) -> dict[str, Any]:
         }
     return {
         "level": ev.level,
-        "judge": ev.judge,
+        "judge": ev.labeller,
         "k": ev.k,
         "queries": len(ev.qids),
         "average": ev.average,

@@ -138,7 +138,7 @@ def _where(flt: LabelFilter) -> tuple[str, dict[str, Any]]:
 
 
 def list_labels(
-    store: Store, flt: LabelFilter, judge: str | None = None, limit: int = 500
+    store: Store, flt: LabelFilter, labeller: str | None = None, limit: int = 500
 ) -> LabelListing:
     """Labels matching `flt`, newest first; `judge` decides which label is effective."""
     where, params = _where(flt)
@@ -148,7 +148,7 @@ def list_labels(
         keys = list(run_keys(store, flt.runs).values())
         ranked = rankings_sql(flt.level, keys, flt.depth)
         join = f"JOIN (SELECT DISTINCT qid, doc_id FROM ({ranked})) r USING (qid, doc_id)"
-    effective = effective_labels_sql(flt.level, judge)
+    effective = effective_labels_sql(flt.level, labeller)
     with store.read() as con:
         total = con.execute(f"SELECT count(*) FROM judgments j {join} WHERE {where}", params)
         counted = total.fetchone()
@@ -202,7 +202,7 @@ def facets(store: Store, level: str) -> Facets:
 
 
 def pair_detail(
-    store: Store, qid: str, doc_id: str, level: str = "chunk", judge: str | None = None
+    store: Store, qid: str, doc_id: str, level: str = "chunk", labeller: str | None = None
 ) -> PairDetail:
     """Everything known about one pair at `level` (texts, ranks, labels with provenance)."""
     level = check_level(level)
@@ -238,7 +238,7 @@ def pair_detail(
             pair,
         ).fetchall()
         effective = con.execute(
-            f"SELECT judgment_id FROM ({effective_labels_sql(level, judge)}) "
+            f"SELECT judgment_id FROM ({effective_labels_sql(level, labeller)}) "
             "WHERE qid = $qid AND doc_id = $doc_id",
             pair,
         ).fetchone()
@@ -272,7 +272,7 @@ def pair_detail(
 
 
 def audit_sample(
-    store: Store, per_grade: int, seed: int, level: str = "chunk", judge: str | None = None
+    store: Store, per_grade: int, seed: int, level: str = "chunk", labeller: str | None = None
 ) -> list[SampledPair]:
     """Up to `per_grade` judge-labelled pairs for each judge grade, drawn with `seed`, shuffled.
 
@@ -286,7 +286,7 @@ def audit_sample(
         )
     with store.read() as con:
         rows = con.execute(
-            f"SELECT qid, doc_id, grade FROM ({latest_labels_sql(level, 'llm', judge)}) "
+            f"SELECT qid, doc_id, grade FROM ({latest_labels_sql(level, 'judge', labeller)}) "
             "ORDER BY grade, qid, doc_id"
         ).fetchall()
     by_grade: dict[int, list[SampledPair]] = {}
@@ -339,7 +339,7 @@ def ranked_with_labels(
     runs: Sequence[str],
     qid: str,
     level: str = "chunk",
-    judge: str | None = None,
+    labeller: str | None = None,
     depth: int = 10,
 ) -> dict[str, list[RankedDoc]]:
     """Each run's top `depth` for `qid`, every doc with its effective label and its source."""
@@ -350,7 +350,7 @@ def ranked_with_labels(
         rows = con.execute(
             f"""SELECT r.run_key, r.rank, r.doc_id, e.grade, e.source, e.labeller
                 FROM ({rankings_sql(level, list(keys.values()), depth)}) r
-                LEFT JOIN ({effective_labels_sql(level, judge)}) e
+                LEFT JOIN ({effective_labels_sql(level, labeller)}) e
                   ON e.qid = r.qid AND e.doc_id = r.doc_id
                 WHERE r.qid = $qid ORDER BY r.run_key, r.rank""",
             {"qid": qid},

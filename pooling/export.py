@@ -61,15 +61,15 @@ def check_export(source: str, fmt: str) -> None:
         )
 
 
-def chosen_labels_sql(level: str, source: str, judge: str | None = None) -> str:
+def chosen_labels_sql(level: str, source: str, labeller: str | None = None) -> str:
     """A subquery of (qid, doc_id, judgment_id): the one exported label of each pair."""
     check_level(level)
     check_export(source, "trec")
     if source == "effective":
-        return f"SELECT qid, doc_id, judgment_id FROM ({effective_labels_sql(level, judge)})"
+        return f"SELECT qid, doc_id, judgment_id FROM ({effective_labels_sql(level, labeller)})"
     if source == "human":
         return f"SELECT qid, doc_id, judgment_id FROM ({latest_labels_sql(level, 'human')})"
-    return f"SELECT qid, doc_id, judgment_id FROM ({latest_labels_sql(level, 'llm', judge)})"
+    return f"SELECT qid, doc_id, judgment_id FROM ({latest_labels_sql(level, 'judge', labeller)})"
 
 
 def _json_value(value: Any) -> Any:
@@ -82,14 +82,14 @@ def export_labels(
     store: Store,
     level: str = "chunk",
     source: str = "effective",
-    judge: str | None = None,
+    labeller: str | None = None,
     fmt: str = "trec",
 ) -> bytes:
     """The exported labels as bytes (UTF-8), ordered by qid then doc_id."""
     check_export(source, fmt)
     columns = ", ".join(f"j.{c}" for c in JUDGMENT_FIELDS)
     sql = f"""
-        SELECT {columns} FROM ({chosen_labels_sql(level, source, judge)}) c
+        SELECT {columns} FROM ({chosen_labels_sql(level, source, labeller)}) c
         JOIN judgments j ON j.id = c.judgment_id
         ORDER BY j.qid, j.doc_id"""
     with store.read() as con:
@@ -106,25 +106,25 @@ def export_labels(
     return "".join(lines).encode("utf-8")
 
 
-def count_labels(store: Store, level: str, source: str, judge: str | None = None) -> int:
+def count_labels(store: Store, level: str, source: str, labeller: str | None = None) -> int:
     """How many labels `export_labels` would write (one per pair)."""
     with store.read() as con:
-        row = con.execute(f"SELECT count(*) FROM ({chosen_labels_sql(level, source, judge)})")
+        row = con.execute(f"SELECT count(*) FROM ({chosen_labels_sql(level, source, labeller)})")
         found = row.fetchone()
     return int(found[0]) if found else 0
 
 
 def nothing_to_export(
-    store: Store, level: str, source: str, judge: str | None = None
+    store: Store, level: str, source: str, labeller: str | None = None
 ) -> UsageError:
     """The refusal of an export that would write nothing: which labels are missing, and which
     neighbouring choices (the other level, the effective labels, any judge) would not be empty."""
-    of_judge = "" if judge is None else f" of judge {judge!r}"
+    of_judge = "" if labeller is None else f" of judge {labeller!r}"
     other = "doc" if level == "chunk" else "chunk"
-    tries: list[tuple[str, str, str, str | None]] = [(f"--level {other}", other, source, judge)]
+    tries: list[tuple[str, str, str, str | None]] = [(f"--level {other}", other, source, labeller)]
     if source != "effective":
-        tries.append(("--source effective", level, "effective", judge))
-    if judge is not None:
+        tries.append(("--source effective", level, "effective", labeller))
+    if labeller is not None:
         tries.append(("no --judge (any judge)", level, source, None))
     found = [(what, count_labels(store, lv, src, jd)) for what, lv, src, jd in tries]
     found = [(what, n) for what, n in found if n]
@@ -148,7 +148,7 @@ def export_file(
     path: str | os.PathLike[str],
     level: str = "chunk",
     source: str = "effective",
-    judge: str | None = None,
+    labeller: str | None = None,
     fmt: str = "trec",
 ) -> tuple[Path, int]:
     """Write the exported labels to `path` (atomically, never over the database, a DuckDB file
@@ -158,7 +158,7 @@ def export_file(
     from judgepool.pooling.outfile import check_target, write_atomic
 
     check_target(path, [store.path])
-    payload = export_labels(store, level=level, source=source, judge=judge, fmt=fmt)
+    payload = export_labels(store, level=level, source=source, labeller=labeller, fmt=fmt)
     if not payload:
-        raise nothing_to_export(store, level, source, judge)
+        raise nothing_to_export(store, level, source, labeller)
     return write_atomic(path, payload, [store.path]), payload.count(b"\n")

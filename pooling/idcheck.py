@@ -64,7 +64,7 @@ def check_ids(
     con: duckdb.DuckDBPyConnection,
     keys: Mapping[str, int],
     level: str,
-    judge: str | None,
+    labeller: str | None,
     k: int,
     covered: Mapping[str, int],
     odd_top: bool = True,
@@ -87,7 +87,7 @@ def check_ids(
     near_queries: list[tuple[Any, ...]] = []
     if astray:
         queries = f"""
-            WITH ev AS ({labelled_queries_sql(level, judge)}),
+            WITH ev AS ({labelled_queries_sql(level, labeller)}),
             rq AS (SELECT run_key, qid FROM run_rows
                    WHERE rank = 1 AND run_key IN ({_keys(astray)})),  -- one row per query
             ro AS (SELECT run_key, qid FROM rq WHERE qid NOT IN (SELECT qid FROM ev))"""
@@ -108,7 +108,7 @@ def check_ids(
             WHERE {_non_ascii("ro.qid")} OR {_non_ascii("e.qid")}
             ORDER BY 1, 2 LIMIT {int(limit)}"""
         ).fetchall()
-    lab = f"SELECT qid, doc_id FROM ({effective_labels_sql(level, judge)})"
+    lab = f"SELECT qid, doc_id FROM ({effective_labels_sql(level, labeller)})"
     found = con.execute(f"SELECT count(*) FROM ({lab}) WHERE {_non_ascii('doc_id')}").fetchone()
     near_docs: list[tuple[Any, ...]] = []
     if odd_top or (found is not None and found[0]):

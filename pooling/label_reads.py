@@ -27,11 +27,11 @@ def paired_grade_rows(store: Store, level: str, labeller: str | None = None) -> 
     """(human, judge) grades of the pairs with both an ok human and an ok judge label (the
     latest of each; the judge `labeller`'s only when named), ordered by qid, doc_id."""
     human = latest_labels_sql(level, "human")
-    judge = latest_labels_sql(level, "llm", labeller)
+    labeller = latest_labels_sql(level, "judge", labeller)
     with store.read() as con:
         return con.execute(
             f"""SELECT h.grade::BIGINT AS human, l.grade::BIGINT AS judge
-                FROM ({human}) h JOIN ({judge}) l USING (qid, doc_id)
+                FROM ({human}) h JOIN ({labeller}) l USING (qid, doc_id)
                 ORDER BY qid, doc_id"""
         ).fetchnumpy()
 

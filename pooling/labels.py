@@ -21,7 +21,7 @@ from judgepool.pooling.store import Store, utcnow
 
 Level = Literal["chunk", "doc"]
 LEVELS: tuple[str, ...] = ("chunk", "doc")
-SOURCES: tuple[str, ...] = ("human", "llm")
+SOURCES: tuple[str, ...] = ("human", "judge")
 STATUSES: tuple[str, ...] = ("ok", "unparsed", "error", "no_text")
 
 
@@ -157,13 +157,13 @@ def quote(value: str) -> str:
     return "'" + value.replace("'", "''") + "'"
 
 
-def _qualifying(level: str, judge: str | None, skip_prefix: str | None = None) -> str:
+def _qualifying(level: str, labeller: str | None, skip_prefix: str | None = None) -> str:
     """WHERE clause of the labels that can be effective: ok human labels, ok judge labels (of
     `judge` only, when named; never of a labeller starting with `skip_prefix`)."""
     check_level(level)
-    judges = "source = 'llm'"
-    if judge is not None:
-        judges += f" AND labeller = {quote(judge)}"
+    judges = "source = 'judge'"
+    if labeller is not None:
+        judges += f" AND labeller = {quote(labeller)}"
     if skip_prefix is not None:
         judges += f" AND NOT starts_with(labeller, {quote(skip_prefix)})"
     return (
@@ -173,7 +173,7 @@ def _qualifying(level: str, judge: str | None, skip_prefix: str | None = None) -
 
 
 def effective_labels_sql(
-    level: str, judge: str | None = None, skip_prefix: str | None = None
+    level: str, labeller: str | None = None, skip_prefix: str | None = None
 ) -> str:
     """A subquery of (qid, doc_id, grade, source, labeller, judgment_id): one row per labelled pair.
 
@@ -189,7 +189,7 @@ def effective_labels_sql(
                max_by(labeller, pick) AS labeller, max_by(id, pick) AS judgment_id
         FROM (SELECT qid, doc_id, grade, source, labeller, id,
                      ((source = 'human')::BIGINT << 62) + id AS pick
-              FROM judgments WHERE {_qualifying(level, judge, skip_prefix)})
+              FROM judgments WHERE {_qualifying(level, labeller, skip_prefix)})
         GROUP BY qid, doc_id"""
 
 
@@ -208,14 +208,14 @@ def latest_labels_sql(level: str, source: str, labeller: str | None = None) -> s
         GROUP BY qid, doc_id"""
 
 
-def labelled_pairs_sql(level: str, judge: str | None = None, among: str | None = None) -> str:
+def labelled_pairs_sql(level: str, labeller: str | None = None, among: str | None = None) -> str:
     """A subquery of (qid, doc_id) for the pairs that have an effective label (no grade needed).
 
     Cheaper than `effective_labels_sql` when only the existence of a label matters (pools,
     judged@k): a pair is labelled iff one qualifying label exists. `among` names a relation of
     (qid, doc_id) candidates to restrict the search to (a join, much faster than a filter).
     """
-    where = _qualifying(level, judge)
+    where = _qualifying(level, labeller)
     if among is None:
         return f"SELECT DISTINCT qid, doc_id FROM judgments WHERE {where}"
     return (
@@ -224,9 +224,9 @@ def labelled_pairs_sql(level: str, judge: str | None = None, among: str | None =
     )
 
 
-def labelled_queries_sql(level: str, judge: str | None = None) -> str:
+def labelled_queries_sql(level: str, labeller: str | None = None) -> str:
     """A subquery of (qid) for the evaluation set: queries with at least one effective label."""
-    return f"SELECT DISTINCT qid FROM judgments WHERE {_qualifying(level, judge)}"
+    return f"SELECT DISTINCT qid FROM judgments WHERE {_qualifying(level, labeller)}"
 
 
 def label_levels(store: Store) -> list[str]:

@@ -28,18 +28,18 @@ class Lifted:
     queries: int
     from_chunks: int
     human: int
-    llm: int
+    judged: int
 
 
-def lift_labels(store: Store, rule: str = "max", judge: str | None = None) -> Lifted:
+def lift_labels(store: Store, rule: str = "max", labeller: str | None = None) -> Lifted:
     """Write doc-level labels computed from the effective chunk-level labels."""
     if rule not in RULES:
         raise UsageError(f"unknown lift rule {rule!r}", f"use --rule {'|'.join(RULES)}")
-    labeller = f"lift:{rule}"
+    lifted_by = f"lift:{rule}"
     with store.write() as con:
         con.execute(
             f"""CREATE TEMP TABLE _lift AS
-                WITH chunk AS ({effective_labels_sql("chunk", judge)})
+                WITH chunk AS ({effective_labels_sql("chunk", labeller)})
                 SELECT c.qid, coalesce(d.parent_id, c.doc_id) AS doc_id,
                        max(c.grade) AS grade,
                        arg_max(c.source, c.grade * 2 + (c.source = 'human')::INTEGER) AS source,
@@ -50,33 +50,34 @@ def lift_labels(store: Store, rule: str = "max", judge: str | None = None) -> Li
                 GROUP BY c.qid, coalesce(d.parent_id, c.doc_id)"""
         )
         con.execute(
-            f"DELETE FROM judgments WHERE level = 'doc' AND labeller = {quote(labeller)} "
+            f"DELETE FROM judgments WHERE level = 'doc' AND labeller = {quote(lifted_by)} "
             "AND (qid, doc_id) IN (SELECT (qid, doc_id) FROM _lift)"
         )
         con.execute(
             f"""INSERT INTO judgments (qid, doc_id, level, grade, source, labeller, status,
                                        provenance, created_at)
-                SELECT qid, doc_id, 'doc', grade, source, {quote(labeller)}, 'ok',
+                SELECT qid, doc_id, 'doc', grade, source, {quote(lifted_by)}, 'ok',
                        json_object('rule', $rule, 'judge', $judge, 'from_level', 'chunk',
                                    'chunks', chunks), $now
                 FROM _lift ORDER BY qid, doc_id""",
-            {"rule": rule, "judge": judge, "now": utcnow()},
+            {"rule": rule, "judge": labeller, "now": utcnow()},
         )
-        labels, queries, chunks, human, llm = one(
+        labels, queries, chunks, human, judged = one(
             con,
             "SELECT count(*), count(DISTINCT qid), coalesce(sum(n), 0), "
-            "count(*) FILTER (WHERE source = 'human'), count(*) FILTER (WHERE source = 'llm') "
+            "count(*) FILTER (WHERE source = 'human'), count(*) FILTER (WHERE source = 'judge') "
             "FROM _lift",
         )
         con.execute("DROP TABLE _lift")
-    return Lifted(rule, int(labels), int(queries), int(chunks), int(human), int(llm))
+    return Lifted(rule, int(labels), int(queries), int(chunks), int(human), int(judged))
 
 
 def describe(lifted: Lifted) -> str:
     """One line for the terminal."""
     return (
         f"lifted {lifted.from_chunks} chunk labels to {lifted.labels} doc-level labels on "
-        f"{lifted.queries} queries (rule {lifted.rule}; {lifted.human} human, {lifted.llm} judge)"
+        f"{lifted.queries} queries (rule {lifted.rule}; {lifted.human} human, "
+        f"{lifted.judged} judge)"
     )
 
 

@@ -58,7 +58,7 @@ class PoolSummary:
 
     level: str
     depth: int
-    judge: str | None
+    labeller: str | None
     all_queries: bool
     runs: list[RunPool]
     scope_queries: int
@@ -93,7 +93,7 @@ def _pool_ctes(
     depth: int,
     runs: Sequence[str] | None,
     level: str,
-    judge: str | None,
+    labeller: str | None,
     all_queries: bool,
 ) -> tuple[dict[str, int], str]:
     """Check the options; return the chosen runs (name -> run_key) and the pool's CTEs
@@ -104,9 +104,9 @@ def _pool_ctes(
     extra = "UNION SELECT DISTINCT qid FROM ranked" if all_queries else ""
     return keys, f"""
         WITH ranked AS ({rankings_sql(level, list(keys.values()), depth)}),
-        scope AS ({labelled_queries_sql(level, judge)} {extra}),
+        scope AS ({labelled_queries_sql(level, labeller)} {extra}),
         candidates AS (SELECT DISTINCT qid, doc_id FROM ranked),
-        lab AS ({labelled_pairs_sql(level, judge, among="candidates")}),
+        lab AS ({labelled_pairs_sql(level, labeller, among="candidates")}),
         top AS (SELECT r.run_key, r.qid, r.doc_id, r.rank, l.qid IS NOT NULL AS labelled
                 FROM ranked r JOIN scope s ON s.qid = r.qid
                 LEFT JOIN lab l ON l.qid = r.qid AND l.doc_id = r.doc_id)
@@ -118,12 +118,12 @@ def pool_summary(
     depth: int = 10,
     runs: Sequence[str] | None = None,
     level: str = "chunk",
-    judge: str | None = None,
+    labeller: str | None = None,
     all_queries: bool = False,
 ) -> PoolSummary:
     """Per run: queries, judged@depth and holes; for the pool: pairs and holes."""
     level = check_level(level)
-    keys, ctes = _pool_ctes(store, depth, runs, level, judge, all_queries)
+    keys, ctes = _pool_ctes(store, depth, runs, level, labeller, all_queries)
     names = {v: k for k, v in keys.items()}
     with store.read() as con:
         # Per run, how many scope queries show `shown` docs of which `labelled` have a label.
@@ -171,7 +171,7 @@ def pool_summary(
     return PoolSummary(
         level=level,
         depth=depth,
-        judge=judge,
+        labeller=labeller,
         all_queries=all_queries,
         runs=stats,
         scope_queries=int(scope),
@@ -188,13 +188,13 @@ def holes_table(
     depth: int = 10,
     runs: Sequence[str] | None = None,
     level: str = "chunk",
-    judge: str | None = None,
+    labeller: str | None = None,
     all_queries: bool = False,
 ) -> pa.Table:
     """The holes as an Arrow table (qid, doc_id, best_rank, runs, has_text, has_query_text),
     ordered by qid, best rank, doc id: the columnar form, for listing many holes quickly."""
     level = check_level(level)
-    _, ctes = _pool_ctes(store, depth, runs, level, judge, all_queries)
+    _, ctes = _pool_ctes(store, depth, runs, level, labeller, all_queries)
     with store.read() as con:
         return con.sql(
             ctes
@@ -218,11 +218,11 @@ def list_holes(
     depth: int = 10,
     runs: Sequence[str] | None = None,
     level: str = "chunk",
-    judge: str | None = None,
+    labeller: str | None = None,
     all_queries: bool = False,
 ) -> list[Hole]:
     """The holes of the pool, ordered by qid, then best rank, then doc id."""
-    table = holes_table(store, depth, runs, level, judge, all_queries)
+    table = holes_table(store, depth, runs, level, labeller, all_queries)
     columns = [table.column(name).to_pylist() for name in Hole.__dataclass_fields__]
     return [
         Hole(qid, doc_id, best_rank, tuple(names), has_text, has_query_text)

@@ -9,7 +9,8 @@ Tables (one word per noun, as in DESIGN.md):
 - docs(doc_id, text, title, parent_id, content_hash)   passages or chunks; parent_id = document
 - runs(name, run_key, ...)               one row per named ranking
 - run_rows(run_key, qid, doc_id, score, rank)   rank = trec_eval order, computed at ingest
-- judgments(...)                         every label ever written, with provenance
+- judgments(...)                         every label ever written, with provenance; source is
+                                         `human` or `judge` (any judge: an LLM, the offline one)
 - claims(key, holder, claimed_at, expires_at)   who is paying for an answer now (pooling/claims.py)
 """
 
@@ -97,6 +98,42 @@ MIGRATIONS: tuple[Migration, ...] = (
             claimed_at TIMESTAMP NOT NULL,
             expires_at TIMESTAMP NOT NULL
         );
+        """,
+    ),
+    Migration(
+        3,
+        "judge_source",
+        # A judge's label was stored with source 'llm', the offline judge's too: the source is
+        # who labelled (a person or a judge), the labeller says which judge. DuckDB cannot alter
+        # a CHECK constraint, so the table is rebuilt (ids, order and the id sequence kept).
+        """
+        CREATE TABLE judgments_new (
+            id BIGINT NOT NULL DEFAULT nextval('judgment_ids'),
+            qid VARCHAR NOT NULL,
+            doc_id VARCHAR NOT NULL,
+            level VARCHAR NOT NULL CHECK (level IN ('chunk', 'doc')),
+            grade INTEGER,
+            source VARCHAR NOT NULL CHECK (source IN ('human', 'judge')),
+            labeller VARCHAR NOT NULL,
+            status VARCHAR NOT NULL CHECK (status IN ('ok', 'unparsed', 'error', 'no_text')),
+            raw_output VARCHAR,
+            tokens_in INTEGER,
+            tokens_out INTEGER,
+            cost DOUBLE,
+            latency_s DOUBLE,
+            provenance JSON,
+            note VARCHAR,
+            created_at TIMESTAMP NOT NULL,
+            CHECK (status <> 'ok' OR grade IS NOT NULL)
+        );
+        INSERT INTO judgments_new
+            SELECT id, qid, doc_id, level, grade,
+                   CASE WHEN source = 'llm' THEN 'judge' ELSE source END,
+                   labeller, status, raw_output, tokens_in, tokens_out, cost, latency_s,
+                   provenance, note, created_at
+            FROM judgments ORDER BY id;
+        DROP TABLE judgments;
+        ALTER TABLE judgments_new RENAME TO judgments;
         """,
     ),
 )

@@ -113,6 +113,6 @@ def test_agreement_on_the_store_uses_the_latest_label_of_each_side(write: Writer
     after = agreement(store)
     assert after.pairs == 25 and after.lenient == 1 and after.lenient_rate == pytest.approx(1.0)
     # A newer judge answer replaces the older one of the same judge.
-    write_judgments(store, [Judgment("q1", doc("q1", 10), 0, "llm", JUDGE)])
+    write_judgments(store, [Judgment("q1", doc("q1", 10), 0, "judge", JUDGE)])
     assert agreement(store).lenient == 0
-    assert agreement(store, judge="another-judge").pairs == 0
+    assert agreement(store, labeller="another-judge").pairs == 0

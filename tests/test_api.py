@@ -54,7 +54,7 @@ def test_judge_evaluate_compare_through_the_front_door(db: jp.Database) -> None:
     assert report.outcomes == {"ok": 7, "no_text": 1}
     # c9 has no text: it stays a hole of A's q2 (2 of its 3 docs judged)
     assert report.judged["judged_after"].to_list() == pytest.approx([(1 + 2 / 3 + 1) / 3, 1.0])
-    labels = db.labels(source="llm", effective=True)
+    labels = db.labels(source="judge", effective=True)
     assert dict(zip(labels["doc_id"], labels["grade"], strict=True)) == EXPECTED
 
     ev = db.evaluate(measures=["nDCG@10", "RR@10", "Judged@10"], resamples=500)

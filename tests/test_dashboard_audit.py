@@ -43,7 +43,7 @@ def test_label_filters(store: Store) -> None:
     assert pairs(unparsed) == [("q1", "q1-d11")] and unparsed.rows[0].effective is False
     # Labels of pairs in weak's top 10 (d05-d14): 5 human + d10 judge per query + the unparsed.
     assert list_labels(store, LabelFilter(runs=("weak",))).total == 6 * 6 + 1
-    judge_q2 = list_labels(store, LabelFilter(qids=("q2",), sources=("llm",), labellers=(JUDGE,)))
+    judge_q2 = list_labels(store, LabelFilter(qids=("q2",), sources=("judge",), labellers=(JUDGE,)))
     assert sorted(pairs(judge_q2)) == [("q2", doc("q2", n)) for n in (0, 1, 2, 3, 10)]
     # Only the judge's d10 label is effective; on d00-d03 the human label wins.
     assert {r.doc_id for r in judge_q2.rows if r.effective} == {"q2-d10"}
@@ -58,7 +58,7 @@ def test_pair_detail_has_texts_ranks_and_every_label(store: Store) -> None:
     detail = pair_detail(store, "q1", "q1-d00")
     assert detail.query == "question q1?" and detail.passages == [("q1-d00", TRICKY_PASSAGE)]
     assert detail.ranks == [("cand", 1), ("base", 10)]
-    assert [(x.source, x.grade) for x in detail.labels] == [("llm", 3), ("human", 3)]
+    assert [(x.source, x.grade) for x in detail.labels] == [("judge", 3), ("human", 3)]
     judge, human = detail.labels
     assert detail.effective_id == human.id
     assert judge.raw_output is not None and judge.raw_output.endswith("Final score: 3")

@@ -88,7 +88,7 @@ def test_a_query_opens_both_rankings_with_labels_and_their_source(store: Store) 
     assert (last["doc_id"], last["grade"], last["source"], last["labeller"]) == (
         "q6-d10",
         2,
-        "llm",
+        "judge",
         JUDGE,
     )
 

@@ -35,9 +35,9 @@ store = Store(sys.argv[1])
 holes = [(f"q{q}", f"q{q}-d{n}") for n in range(11, 15) for q in range(1, 7)]
 print("writing", flush=True)
 for batch_no, (qid, doc_id) in enumerate(holes):
-    batch = [Judgment(f"q{q}", f"q{q}-d0{n}", 1, "llm", "writer") for q in range(1, 7)
+    batch = [Judgment(f"q{q}", f"q{q}-d0{n}", 1, "judge", "writer") for q in range(1, 7)
              for n in range(5)]
-    batch.append(Judgment(qid, doc_id, 2, "llm", "writer", provenance={"batch": batch_no}))
+    batch.append(Judgment(qid, doc_id, 2, "judge", "writer", provenance={"batch": batch_no}))
     write_judgments(store, batch)
     time.sleep(0.05)
 print("done", flush=True)

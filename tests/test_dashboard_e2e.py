@@ -72,7 +72,7 @@ def test_an_open_page_shows_labels_written_by_another_process(write: Writer) -> 
         page.wait_until_drawn("Means with 95% intervals", charts=1)
         assert "(24 in the pool of 90 pairs)" in page.text()
         holes = [(f"q{q}", f"q{q}-d{n}") for q in range(1, 7) for n in range(11, 15)]
-        write_judgments(store, [Judgment(q, d, 1, "llm", "writer") for q, d in holes])
+        write_judgments(store, [Judgment(q, d, 1, "judge", "writer") for q, d in holes])
         written = time.monotonic()
         while "(0 in the pool of 90 pairs)" not in page.text():
             assert time.monotonic() - written < 30, "the open page never showed the new labels"

@@ -85,7 +85,7 @@ def test_jsonl_download_carries_provenance(
     at = open_page("export")
     at.radio(key="export_format").set_value("jsonl").run()
     records = [json.loads(x) for x in downloads["qrels.chunk.effective.jsonl"].splitlines()]
-    judge = [r for r in records if r["source"] == "llm"]
+    judge = [r for r in records if r["source"] == "judge"]
     assert len(records) == 66 and len(judge) == 6
     assert all(r["provenance"]["model"] == "openai/gpt-4o-mini" for r in judge)
     qrels_file = str(tmp_path / "qrels.txt")

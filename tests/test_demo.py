@@ -42,7 +42,7 @@ def test_demo_tells_the_story_end_to_end(cli: Cli, tmp_path: Path) -> None:
     # The demo database is the one the dashboard opens: labelled, with every hole filled.
     with Store(db).read() as con:
         holes = con.execute(
-            "SELECT count(*) FROM judgments WHERE source = 'llm' AND level = 'doc' "
+            "SELECT count(*) FROM judgments WHERE source = 'judge' AND level = 'doc' "
             "AND status = 'ok'"
         ).fetchone()
     assert holes == (122,)

@@ -124,7 +124,7 @@ def test_refusal_then_backfill_through_the_fake_server(
 
     with Store().read() as con:
         rows = con.execute(
-            "SELECT qid, doc_id, grade, level, provenance FROM judgments WHERE source = 'llm' "
+            "SELECT qid, doc_id, grade, level, provenance FROM judgments WHERE source = 'judge' "
             "ORDER BY qid, doc_id"
         ).fetchall()
     assert [r[:4] for r in rows] == [
@@ -163,7 +163,7 @@ def test_refusal_then_backfill_with_the_offline_judge(collection: None, cli: Cli
     with Store().read() as con:
         labels = con.execute(
             "SELECT qid, doc_id, level, status, labeller, raw_output FROM judgments "
-            "WHERE source = 'llm' ORDER BY qid, doc_id"
+            "WHERE source = 'judge' ORDER BY qid, doc_id"
         ).fetchall()
     assert [(q, d, lvl, s) for q, d, lvl, s, _, _ in labels] == [
         ("q1", "imp", "doc", "ok"),

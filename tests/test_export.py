@@ -54,7 +54,7 @@ def test_human_and_judge_exports(store: Store) -> None:
         "q1 0 q1-d03 3",
         "q1 0 q1-d10 2",
     ]
-    assert export_labels(store, source="judge", judge="someone-else") == b""
+    assert export_labels(store, source="judge", labeller="someone-else") == b""
     assert export_labels(store, source="effective", level="doc") == b""
 
 
@@ -74,7 +74,7 @@ def test_jsonl_has_every_field_and_the_provenance(store: Store) -> None:
         "q1",
         "q1-d00",
         3,
-        "llm",
+        "judge",
     )
     assert first["labeller"] == JUDGE and first["status"] == "ok" and first["level"] == "chunk"
     assert first["raw_output"].endswith("Final score: 3")
@@ -99,7 +99,7 @@ def test_text_is_utf8_and_ids_with_odd_characters_survive(write: Writer) -> None
         store,
         [
             Judgment("q:1", "https://ex.org/a#b", 2, "human", "h"),
-            Judgment("q:1", "msmarco_v2.1_doc_0#3", 1, "llm", "j", note="épée ✓"),
+            Judgment("q:1", "msmarco_v2.1_doc_0#3", 1, "judge", "j", note="épée ✓"),
         ],
     )
     assert lines_of(export_labels(store)) == [

@@ -60,7 +60,7 @@ def start(fake: FakeOpenAI, *extra: str) -> subprocess.Popen[str]:
 def llm_labels(store: Store) -> list[tuple[str, str, str, int | None]]:
     with store.read() as con:
         rows = con.execute(
-            "SELECT qid, doc_id, status, grade FROM judgments WHERE source = 'llm' ORDER BY id"
+            "SELECT qid, doc_id, status, grade FROM judgments WHERE source = 'judge' ORDER BY id"
         ).fetchall()
     return [(str(q), str(d), str(s), g) for q, d, s, g in rows]
 
@@ -98,7 +98,7 @@ def test_claims_hold_expire_and_release_with_the_labels(tmp_path: Path, write: W
     # the batch holds k2 under its batch id; nobody else gets it
     assert claims.claim(store, batch, wanted[2:], "L", mark, 3600).held["k2"][0] == two
     # one writes k0's label and releases k0 in the same transaction: two then sees it done
-    label = Judgment("q0", "d0-0", 2, "llm", "L")
+    label = Judgment("q0", "d0-0", 2, "judge", "L")
     write_judgments(store, [label], release=(one, ["k0"]))
     third = claims.claim(store, two, wanted[:2], "L", mark, 60)
     assert third.labelled == ["k0"] and list(third.held) == ["k1"]

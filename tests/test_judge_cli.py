@@ -52,7 +52,7 @@ def judge_args(fake: FakeOpenAI, *extra: str) -> list[str]:
 def ok_labels(store: Store, level: str = "chunk") -> list[tuple[str, str, int, dict[str, Any]]]:
     with store.read() as con:
         rows = con.execute(
-            "SELECT qid, doc_id, grade, provenance FROM judgments WHERE source = 'llm' "
+            "SELECT qid, doc_id, grade, provenance FROM judgments WHERE source = 'judge' "
             "AND status = 'ok' AND level = ? ORDER BY id", [level]
         ).fetchall()
     return [(q, d, g, json.loads(p)) for q, d, g, p in rows]

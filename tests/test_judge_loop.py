@@ -49,7 +49,7 @@ def run(store: Store, fake: FakeOpenAI, options: LoopOptions = FAST, plan: Plan 
         return backfill(store, judge, plan or plan_holes(store, depth=10), options, cache)
 
 
-def labels(store: Store, where: str = "source = 'llm'") -> list[dict[str, Any]]:
+def labels(store: Store, where: str = "source = 'judge'") -> list[dict[str, Any]]:
     with store.read() as con:
         cursor = con.execute(f"SELECT * FROM judgments WHERE {where} ORDER BY id")
         names = [d[0] for d in cursor.description]
@@ -82,12 +82,12 @@ def test_a_cache_hit_is_free_and_keeps_its_original_provenance(
     store: Store, fake: FakeOpenAI, tmp_path_factory: pytest.TempPathFactory, tmp_path: Path
 ) -> None:
     run(store, fake)
-    first = {r["doc_id"]: r for r in labels(store, "source = 'llm' AND status = 'ok'")}
+    first = {r["doc_id"]: r for r in labels(store, "source = 'judge' AND status = 'ok'")}
     other = collection_copy(tmp_path_factory, tmp_path / "second.duckdb")
     stats = run(other, fake)
     assert fake.calls == 6  # the second database was filled from the cache alone
     assert (stats.calls, stats.cached) == (0, 7)
-    for row in labels(other, "source = 'llm' AND status = 'ok'"):
+    for row in labels(other, "source = 'judge' AND status = 'ok'"):
         original = first[row["doc_id"]]
         provenance = json.loads(row["provenance"])
         before = json.loads(original["provenance"])
@@ -185,7 +185,7 @@ def test_max_cost_is_never_exceeded(store: Store, fake: FakeOpenAI) -> None:
     cap = 3.5 * worst
     with JudgeCache() as cache:
         stats = backfill(store, judge, plan, LoopOptions(concurrency=1, max_cost=cap), cache)
-    spent = sum(r["cost"] for r in labels(store, "source = 'llm' AND status = 'ok'"))
+    spent = sum(r["cost"] for r in labels(store, "source = 'judge' AND status = 'ok'"))
     assert stats.stopped == "max-cost"
     assert spent == pytest.approx(stats.cost)
     assert 0 < spent <= cap

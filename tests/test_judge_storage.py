@@ -51,7 +51,7 @@ def judge_args(fake: FakeOpenAI, *extra: str) -> list[str]:
 
 def labels(store: Store) -> list[dict[str, Any]]:
     with store.read() as con:
-        cursor = con.execute("SELECT * FROM judgments WHERE source = 'llm' ORDER BY id")
+        cursor = con.execute("SELECT * FROM judgments WHERE source = 'judge' ORDER BY id")
         names = [d[0] for d in cursor.description]
         return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
 

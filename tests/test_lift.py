@@ -34,7 +34,10 @@ def test_lift_max_with_provenance(write: Writer, cli: Callable[..., CliResult]) 
     ingest_qrels(store, write("chunks.qrels", "q1 0 D1#0 1\nq1 0 D2#0 2\nq2 0 loose 0\n"))
     write_judgments(
         store,
-        [Judgment("q1", "D1#1", 3, "llm", "judge-x"), Judgment("q1", "D2#0", 0, "llm", "judge-x")],
+        [
+            Judgment("q1", "D1#1", 3, "judge", "judge-x"),
+            Judgment("q1", "D2#0", 0, "judge", "judge-x"),
+        ],
     )  # human 2 stays effective
 
     result = cli("labels", "lift", "--to", "doc")
@@ -51,7 +54,7 @@ def test_lift_max_with_provenance(write: Writer, cli: Callable[..., CliResult]) 
             f"SELECT qid, doc_id, grade FROM ({effective_labels_sql('doc')}) ORDER BY 1, 2"
         ).fetchall()
     assert [row[:5] for row in lifted] == [
-        ("q1", "D1", 3, "llm", "lift:max"),
+        ("q1", "D1", 3, "judge", "lift:max"),
         ("q1", "D2", 2, "human", "lift:max"),
         ("q2", "loose", 0, "human", "lift:max"),
     ]
@@ -59,7 +62,7 @@ def test_lift_max_with_provenance(write: Writer, cli: Callable[..., CliResult]) 
     assert provenance["rule"] == "max" and provenance["from_level"] == "chunk"
     assert [(c["chunk"], c["grade"], c["source"]) for c in provenance["chunks"]] == [
         ("D1#0", 1, "human"),
-        ("D1#1", 3, "llm"),
+        ("D1#1", 3, "judge"),
     ]
     assert effective == [("q1", "D1", 3), ("q1", "D2", 2), ("q2", "loose", 0)]
     # Lifting again replaces the lifted labels instead of adding more.

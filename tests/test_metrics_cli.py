@@ -136,7 +136,7 @@ def test_results_repeat_with_the_seed(store: Store) -> None:
 
 def _label_holes(store: Store, run: str, grade: int, labeller: str) -> list[tuple[str, str]]:
     pairs = [(h.qid, h.doc_id) for h in list_holes(store, depth=10, runs=[run])]
-    write_judgments(store, [Judgment(q, d, grade, "llm", labeller) for q, d in pairs])
+    write_judgments(store, [Judgment(q, d, grade, "judge", labeller) for q, d in pairs])
     return pairs
 
 
@@ -155,8 +155,8 @@ def test_judge_option_counts_only_that_judges_labels(store: Store, cli: Cli) -> 
     before = evaluate(store, ["cand"], resamples=50).per_query("cand")["q1"]["nDCG@10"]
     pairs = _label_holes(store, "cand", 2, "judge-a")
     # The same pairs graded 0 by judge-b, written later: they win when any judge counts.
-    write_judgments(store, [Judgment(q, d, 0, "llm", "judge-b") for q, d in pairs])
-    as_a = evaluate(store, ["cand"], judge="judge-a", resamples=50)
+    write_judgments(store, [Judgment(q, d, 0, "judge", "judge-b") for q, d in pairs])
+    as_a = evaluate(store, ["cand"], labeller="judge-a", resamples=50)
     as_any = evaluate(store, ["cand"], resamples=50)
     assert as_a.summaries["cand"].holes == as_any.summaries["cand"].holes == 0
     # judge-a: x = y = 2 in cand's q1 (c a x y); any judge: judge-b's later 0s, as if unlabelled.
@@ -166,7 +166,7 @@ def test_judge_option_counts_only_that_judges_labels(store: Store, cli: Cli) -> 
     assert as_any.per_query("cand")["q1"]["nDCG@10"] == pytest.approx(before)
     doc = json.loads(cli("eval", "--judge", "judge-a", "--format", "json").out)
     assert doc["judge"] == "judge-a"
-    unknown = evaluate(store, ["cand"], judge="nobody", resamples=50)
+    unknown = evaluate(store, ["cand"], labeller="nobody", resamples=50)
     assert unknown.summaries["cand"].holes == 2
 
 
@@ -286,4 +286,4 @@ def test_the_refusal_command_is_one_the_cli_accepts(store: Store, cli: Cli) -> N
         assert command is not None
         params = command.make_context(name, rest, parent=ctx).params
     assert (params["depth"], params["runs"], params["level"]) == (10, ("base", "cand"), "chunk")
-    assert params["model"] == "openai/gpt-4o-mini" and params["judge"] is None
+    assert params["model"] == "openai/gpt-4o-mini" and params["labeller"] is None

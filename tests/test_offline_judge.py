@@ -74,7 +74,7 @@ def _labels(store: Store) -> dict[str, dict[str, Any]]:
     with store.read() as con:
         rows = con.execute(
             "SELECT qid || '/' || doc_id, grade, source, labeller, status, raw_output, provenance "
-            "FROM judgments WHERE source = 'llm' ORDER BY id"
+            "FROM judgments WHERE source = 'judge' ORDER BY id"
         ).fetchall()
     return {
         key: {"grade": g, "source": s, "labeller": lab, "status": st,
@@ -99,7 +99,7 @@ def test_cli_fills_holes_with_provenance(cli: Callable[..., Any], tiny: Path) ->
     labels = _labels(Store())
     assert set(labels) == {"q1/d4", "q1/d5", "q2/d8", "q3/d9", "q3/d10"}
     for label in labels.values():
-        assert (label["source"], label["labeller"], label["status"]) == ("llm", LABELLER, "ok")
+        assert (label["source"], label["labeller"], label["status"]) == ("judge", LABELLER, "ok")
         assert label["grade"] in (0, 1, 2, 3)
         raw = label["raw"]
         assert raw["method"] == METHOD_VERSION and raw["grade"] == label["grade"]
@@ -178,13 +178,13 @@ def test_new_human_label_changes_the_key_and_the_answer(tiny: Path) -> None:
 def test_offline_labels_are_never_evidence(tiny: Path) -> None:
     store = Store()
     write_judgments(store, [
-        Judgment("q1", "d5", 3, "llm", "offline:other-model@neighbour-v1"),
-        Judgment("q1", "d8", 2, "llm", "openai/gpt-4o-mini@relevance-v1"),
-        Judgment("q1", "d1", 2, "llm", "openai/gpt-4o-mini@relevance-v1"),  # human 3 wins
+        Judgment("q1", "d5", 3, "judge", "offline:other-model@neighbour-v1"),
+        Judgment("q1", "d8", 2, "judge", "openai/gpt-4o-mini@relevance-v1"),
+        Judgment("q1", "d1", 2, "judge", "openai/gpt-4o-mini@relevance-v1"),  # human 3 wins
     ])
     found = {(t.doc_id, t.grade, t.source) for t in labelled_texts(store, "chunk", ["q1"])["q1"]}
     assert found == {("d1", 3, "human"), ("d2", 1, "human"), ("d3", 0, "human"),
-                     ("d8", 2, "llm")}
+                     ("d8", 2, "judge")}
 
 
 def test_a_pair_is_never_its_own_evidence(tiny: Path) -> None:
@@ -192,8 +192,8 @@ def test_a_pair_is_never_its_own_evidence(tiny: Path) -> None:
 
     store = Store()
     # An LLM labelled d5; under --judge <offline labeller> d5 is still a hole of that judge.
-    write_judgments(store, [Judgment("q1", "d5", 0, "llm", "openai/gpt-4o-mini@relevance-v1")])
-    plan = plan_holes(store, depth=10, judge=LABELLER)
+    write_judgments(store, [Judgment("q1", "d5", 0, "judge", "openai/gpt-4o-mini@relevance-v1")])
+    plan = plan_holes(store, depth=10, labeller=LABELLER)
     d5 = next(r for r in plan.built.requests if r.doc_id == "d5")
     judge = make_offline_judge("offline")
     judge.prepare(store, plan.built.requests)

@@ -85,12 +85,12 @@ def test_effective_label_rules(store: Store) -> None:
     write_judgments(
         store,
         [
-            Judgment("q1", "b", 3, "llm", "judge-1"),  # fills hole b
-            Judgment("q1", "b", None, "llm", "judge-1", status="unparsed", raw_output="??"),
-            Judgment("q1", "x", None, "llm", "judge-1", status="error"),  # still a hole
-            Judgment("q1", "a", 0, "llm", "judge-1"),  # human label a=2 wins
-            Judgment("q2", "f", 1, "llm", "judge-1"),
-            Judgment("q2", "f", 2, "llm", "judge-2"),  # latest judge label wins by default
+            Judgment("q1", "b", 3, "judge", "judge-1"),  # fills hole b
+            Judgment("q1", "b", None, "judge", "judge-1", status="unparsed", raw_output="??"),
+            Judgment("q1", "x", None, "judge", "judge-1", status="error"),  # still a hole
+            Judgment("q1", "a", 0, "judge", "judge-1"),  # human label a=2 wins
+            Judgment("q2", "f", 1, "judge", "judge-1"),
+            Judgment("q2", "f", 2, "judge", "judge-2"),  # latest judge label wins by default
         ],
     )
     labels = effective()

@@ -40,7 +40,7 @@ def hidden_agreement(store: Store, hidden: Path, level: str, labeller: str) -> H
 
     cols = read_trec_qrels(hidden)
     truth = {(q, d): g for q, d, g in zip(cols.qids, cols.doc_ids, cols.grades, strict=True)}
-    found = latest_label_rows(store, level, "llm", labeller)
+    found = latest_label_rows(store, level, "judge", labeller)
     rows = list(zip(found["qid"], found["doc_id"], found["grade"], strict=True))
     paired = [(truth[(q, d)], int(g)) for q, d, g in rows if (q, d) in truth]
     human = np.array([h for h, _ in paired], dtype=np.int64)
@@ -48,7 +48,7 @@ def hidden_agreement(store: Store, hidden: Path, level: str, labeller: str) -> H
     return HiddenAgreement(
         judged=len(rows),
         compared=len(paired),
-        agreement=agreement_from(human, judge, level=level, judge_name=labeller),
+        agreement=agreement_from(human, judge, level=level, labeller=labeller),
     )
 
 

@@ -71,7 +71,7 @@ def judge_option(func: F) -> F:
     """--judge LABELLER: whose judge labels count when several judges labelled the same pairs."""
     return click.option(
         "--judge",
-        "judge",
+        "labeller",
         default=None,
         metavar="LABELLER",
         help="Count only this judge's labels (human labels always count) [default: any judge].",

@@ -225,7 +225,7 @@ def _labeller(db: Path) -> str:
     """The judge that filled the holes (the latest judge labeller at the doc level)."""
     from judgepool.pooling.label_reads import newest_labeller
 
-    found = newest_labeller(Store(db), LEVEL, "llm")
+    found = newest_labeller(Store(db), LEVEL, "judge")
     if found is None:
         raise UsageError("the judge wrote no label", "see the judge's messages above")
     return found

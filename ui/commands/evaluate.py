@@ -80,7 +80,8 @@ def _signed(value: float | None) -> str:
 
 
 def _header(ev: Evaluation) -> str:
-    labels = "human labels + any judge" if ev.judge is None else f"human labels + judge {ev.judge}"
+    who = "any judge" if ev.labeller is None else f"judge {ev.labeller}"
+    labels = f"human labels + {who}"
     return (
         f"{ev.level} level, k={ev.k}, {labels}; evaluation set: {len(ev.qids)} queries "
         "with at least one effective label (a run that misses one scores 0 on it)"
@@ -186,7 +187,7 @@ def eval_command(
     store: Store,
     runs: tuple[str, ...],
     level: str,
-    judge: str | None,
+    labeller: str | None,
     k: int,
     rel: int,
     key_rel: int,
@@ -214,7 +215,7 @@ def eval_command(
     )
 
     ev = evaluate(
-        store, runs or None, level=level, judge=judge, k=k, rel=rel, key_rel=key_rel,
+        store, runs or None, level=level, labeller=labeller, k=k, rel=rel, key_rel=key_rel,
         measures=measures or None, resamples=resamples, seed=_seed(seed), average=average,
     )  # fmt: skip
     _warn(ev)
@@ -291,7 +292,7 @@ def compare_command(
     baseline: str,
     candidates: tuple[str, ...],
     level: str,
-    judge: str | None,
+    labeller: str | None,
     k: int,
     rel: int,
     key_rel: int,
@@ -312,7 +313,7 @@ def compare_command(
     from judgepool.metrics.report import COMPARISON_HEADERS, comparison_json, comparison_rows
 
     cmp = compare(
-        store, baseline, candidates, level=level, judge=judge, k=k, rel=rel, key_rel=key_rel,
+        store, baseline, candidates, level=level, labeller=labeller, k=k, rel=rel, key_rel=key_rel,
         measures=measures or None, resamples=resamples, seed=_seed(seed), gate=gate, force=force,
         average=average,
     )  # fmt: skip

@@ -46,7 +46,7 @@ def export() -> None:
 )
 @click.pass_obj
 def qrels(
-    store: Store, source: str, level: str, judge: str | None, fmt: str, output: Path | None
+    store: Store, source: str, level: str, labeller: str | None, fmt: str, output: Path | None
 ) -> None:
     """Export one label per (query, doc) pair, ordered by qid then doc_id.
 
@@ -55,12 +55,12 @@ def qrels(
     from judgepool.pooling.export import export_file, export_labels, nothing_to_export
 
     if output is not None:
-        _, count = export_file(store, output, level, source, judge, fmt)
+        _, count = export_file(store, output, level, source, labeller, fmt)
         note(f"{output}: {count} {source} {level}-level labels [{fmt}]")
         return
-    payload = export_labels(store, level=level, source=source, judge=judge, fmt=fmt)
+    payload = export_labels(store, level=level, source=source, labeller=labeller, fmt=fmt)
     if not payload:
-        raise nothing_to_export(store, level, source, judge)
+        raise nothing_to_export(store, level, source, labeller)
     sys.stdout.flush()
     sys.stdout.buffer.write(payload)
     sys.stdout.buffer.flush()

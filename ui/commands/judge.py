@@ -125,7 +125,7 @@ def judge(
     depth: int,
     runs: tuple[str, ...],
     level: str,
-    judge: str | None,
+    labeller: str | None,
     all_queries: bool,
     dry_run: bool,
     concurrency: int,
@@ -160,7 +160,7 @@ def judge(
     from judgepool.pooling.pool import pool_summary
 
     settings = JudgeSettings(
-        model=model, api_base=api_base, depth=depth, runs=runs, level=level, labeller=judge,
+        model=model, api_base=api_base, depth=depth, runs=runs, level=level, labeller=labeller,
         all_queries=all_queries, concurrency=concurrency, max_cost=max_cost,
         max_calls=max_calls, timeout=timeout, retries=retries, temperature=temperature,
         max_tokens=max_tokens, passage_tokens=passage_tokens, query_tokens=query_tokens,
@@ -187,6 +187,6 @@ def judge(
     if stats is None:  # pragma: no cover - a session with a judge always runs
         return
     print_summary(stats)
-    after = pool_summary(store, depth, runs, level, judge, all_queries)
+    after = pool_summary(store, depth, runs, level, labeller, all_queries)
     print_judged(before, after)
     finish(stats, settings)

@@ -30,8 +30,8 @@ def labels() -> None:
 )
 @judge_option
 @click.pass_obj
-def lift(store: Store, to_level: str, rule: str, judge: str | None) -> None:
+def lift(store: Store, to_level: str, rule: str, labeller: str | None) -> None:
     """Write doc-level labels from the effective chunk-level labels, with provenance."""
     from judgepool.pooling.lift import describe, lift_labels
 
-    click.echo(describe(lift_labels(store, rule=rule, judge=judge)))
+    click.echo(describe(lift_labels(store, rule=rule, labeller=labeller)))

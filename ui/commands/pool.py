@@ -37,7 +37,7 @@ def pool(
     depth: int,
     runs: tuple[str, ...],
     level: str,
-    judge: str | None,
+    labeller: str | None,
     all_queries: bool,
     as_list: bool,
     fmt: str | None,
@@ -50,7 +50,7 @@ def pool(
     from judgepool.pooling.pool import list_holes, pool_summary
 
     if as_list:
-        holes = list_holes(store, depth, runs, level, judge, all_queries)
+        holes = list_holes(store, depth, runs, level, labeller, all_queries)
         if fmt == "jsonl":
             echo_jsonl(
                 {
@@ -88,7 +88,7 @@ def pool(
             f"--format {fmt} applies to --list (the holes), not to the summary",
             f"add --list, or leave out --format {fmt}",
         )
-    summary = pool_summary(store, depth, runs, level, judge, all_queries)
+    summary = pool_summary(store, depth, runs, level, labeller, all_queries)
     scope = "every query of the runs" if all_queries else "queries with at least one label"
     click.echo(
         f"pool of {len(summary.runs)} run(s) at depth {depth}, {level} level: "
@@ -119,5 +119,5 @@ def pool(
             "level and are not pooled; add --all-queries to pool them too"
         )
     if summary.holes:
-        command = judge_command(store, depth, runs, level, all_queries, judge=judge)
+        command = judge_command(store, depth, runs, level, all_queries, labeller=labeller)
         click.echo(f"fill the holes with: {command} --model MODEL")

@@ -89,7 +89,7 @@ def browse(view: View, version: data.Version) -> list[tuple[str, str]]:
         labellers=tuple(_multiselect(cols[4], "Labeller", f.labellers, "audit_labellers")),
         statuses=tuple(_multiselect(cols[5], "Status", f.statuses, "audit_statuses")),
     )
-    listing = data.labels(view.db, version, flt, view.judge, LIMIT)
+    listing = data.labels(view.db, version, flt, view.labeller, LIMIT)
     frame = pd.DataFrame(
         [
             {
@@ -152,7 +152,7 @@ def _pick_row() -> None:
 def pair_view(view: View, version: data.Version, pair: tuple[str, str]) -> None:
     """Query, passage, ranks, every label with provenance, and the override form."""
     qid, doc_id = pair
-    detail = data.pair(view.db, version, qid, doc_id, view.level, view.judge)
+    detail = data.pair(view.db, version, qid, doc_id, view.level, view.labeller)
     st.subheader(f"Pair {md(qid)} · {md(doc_id)} — {view.level} level")
     st.caption("Query")
     st.text(detail.query if detail.query is not None else "(no query text)")

@@ -26,8 +26,8 @@ def _rate(count: int, rate: float | None) -> str:
 
 def agreement_panel(view: View, version: data.Version) -> None:
     """Counts, kappas, leniency and the confusion heatmap on pairs labelled by both."""
-    ag = data.agreement(view.db, version, view.level, view.judge)
-    who = "any judge" if view.judge is None else f"judge {view.judge}"
+    ag = data.agreement(view.db, version, view.level, view.labeller)
+    who = "any judge" if view.labeller is None else f"judge {view.labeller}"
     with st.expander(
         md(
             f"Judge vs human agreement — {ag.pairs} pairs labelled by both ({view.level} level, "
@@ -65,7 +65,7 @@ def agreement_panel(view: View, version: data.Version) -> None:
             )
 
 
-def _draw(db: str, level: str, judge: str | None) -> None:
+def _draw(db: str, level: str, labeller: str | None) -> None:
     """Button callback: draw the seeded, stratified sample."""
     from judgepool.pooling.audit import audit_sample
     from judgepool.pooling.errors import JudgepoolError
@@ -77,7 +77,7 @@ def _draw(db: str, level: str, judge: str | None) -> None:
             int(st.session_state.get("audit_per_grade", 10)),
             int(st.session_state.get("audit_seed", 1)),
             level,
-            judge,
+            labeller,
         )
     except JudgepoolError as err:
         st.session_state["_audit_flash"] = ("error", str(err))
@@ -101,7 +101,7 @@ def sample_panel(view: View, version: data.Version, pair_key: str) -> list[tuple
             "Draw sample",
             key="audit_draw",
             on_click=_draw,
-            args=(view.db, view.level, view.judge),
+            args=(view.db, view.level, view.labeller),
         )
         sample = [tuple(s) for s in st.session_state.get(SAMPLE, [])]
         if not sample:

@@ -124,7 +124,7 @@ def rankings_side_by_side(view: View, version: data.Version, cmp: Comparison, ca
         return
     texts = data.query_texts(view.db, version)
     runs = (cmp.baseline, cand)
-    ranked = data.rankings(view.db, version, runs, str(qid), view.level, view.judge, view.k)
+    ranked = data.rankings(view.db, version, runs, str(qid), view.level, view.labeller, view.k)
     st.text(f"query {qid}: {texts.get(str(qid), '(no text)')}")
     for column, run in zip(st.columns(2), runs, strict=True):
         frame = pd.DataFrame(
@@ -266,7 +266,7 @@ def body(view: View) -> None:
             str(baseline),
             tuple(candidates),
             view.level,
-            view.judge,
+            view.labeller,
             view.k,
             force,
         )

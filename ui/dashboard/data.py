@@ -75,23 +75,23 @@ def judge_labellers(db: str, version: Version, level: str) -> list[str]:
     """The judges (source llm) that labelled at `level`, most labels first."""
     from judgepool.pooling.labels import labellers
 
-    return [name for source, name, _ in labellers(Store(db), level) if source == "llm"]
+    return [name for source, name, _ in labellers(Store(db), level) if source == "judge"]
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def evaluation(db: str, version: Version, level: str, judge: str | None, k: int) -> Evaluation:
+def evaluation(db: str, version: Version, level: str, labeller: str | None, k: int) -> Evaluation:
     """Every run's measures with intervals (metrics.evaluate)."""
     from judgepool.metrics.evaluate import evaluate
 
-    return evaluate(Store(db), None, level=level, judge=judge, k=k)
+    return evaluate(Store(db), None, level=level, labeller=labeller, k=k)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def pool(db: str, version: Version, level: str, judge: str | None, depth: int) -> PoolSummary:
+def pool(db: str, version: Version, level: str, labeller: str | None, depth: int) -> PoolSummary:
     """judged@depth and holes of every run (pooling.pool_summary)."""
     from judgepool.pooling.pool import pool_summary
 
-    return pool_summary(Store(db), depth, None, level, judge)
+    return pool_summary(Store(db), depth, None, level, labeller)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
@@ -101,14 +101,16 @@ def comparison(
     baseline: str,
     candidates: tuple[str, ...],
     level: str,
-    judge: str | None,
+    labeller: str | None,
     k: int,
     force: bool,
 ) -> Comparison:
     """Paired differences of the candidates from the baseline, behind the gate."""
     from judgepool.metrics.compare import compare
 
-    return compare(Store(db), baseline, candidates, level=level, judge=judge, k=k, force=force)
+    return compare(
+        Store(db), baseline, candidates, level=level, labeller=labeller, k=k, force=force
+    )
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
@@ -118,13 +120,13 @@ def rankings(
     runs: tuple[str, ...],
     qid: str,
     level: str,
-    judge: str | None,
+    labeller: str | None,
     depth: int,
 ) -> dict[str, list[RankedDoc]]:
     """Each run's top `depth` for one query, with labels and their source."""
     from judgepool.pooling.audit import ranked_with_labels
 
-    return ranked_with_labels(Store(db), runs, qid, level, judge, depth)
+    return ranked_with_labels(Store(db), runs, qid, level, labeller, depth)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
@@ -145,30 +147,30 @@ def facets(db: str, version: Version, level: str) -> Facets:
 
 @st.cache_data(show_spinner=False, max_entries=64)
 def labels(
-    db: str, version: Version, flt: LabelFilter, judge: str | None, limit: int
+    db: str, version: Version, flt: LabelFilter, labeller: str | None, limit: int
 ) -> LabelListing:
     """Labels matching a filter, newest first."""
     from judgepool.pooling.audit import list_labels
 
-    return list_labels(Store(db), flt, judge, limit)
+    return list_labels(Store(db), flt, labeller, limit)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
 def pair(
-    db: str, version: Version, qid: str, doc_id: str, level: str, judge: str | None
+    db: str, version: Version, qid: str, doc_id: str, level: str, labeller: str | None
 ) -> PairDetail:
     """One pair with texts, ranks and every label."""
     from judgepool.pooling.audit import pair_detail
 
-    return pair_detail(Store(db), qid, doc_id, level, judge)
+    return pair_detail(Store(db), qid, doc_id, level, labeller)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def agreement(db: str, version: Version, level: str, judge: str | None) -> Agreement:
+def agreement(db: str, version: Version, level: str, labeller: str | None) -> Agreement:
     """Judge-vs-human agreement statistics."""
     from judgepool.metrics.agreement import agreement as compute
 
-    return compute(Store(db), level, judge)
+    return compute(Store(db), level, labeller)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
@@ -183,9 +185,9 @@ def audited(
 
 @st.cache_data(show_spinner=False, max_entries=64)
 def export(
-    db: str, version: Version, level: str, source: str, judge: str | None, fmt: str
+    db: str, version: Version, level: str, source: str, labeller: str | None, fmt: str
 ) -> bytes:
     """The exported labels, exactly as `judgepool export qrels` writes them."""
     from judgepool.pooling.export import export_labels
 
-    return export_labels(Store(db), level, source, judge, fmt)
+    return export_labels(Store(db), level, source, labeller, fmt)

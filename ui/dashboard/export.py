@@ -30,8 +30,8 @@ def equivalent_command(view: View, source: str, fmt: str) -> str:
     """The `judgepool export qrels ...` command that writes the same bytes."""
     parts = ["judgepool", "--db", view.db, "export", "qrels", "--source", source]
     parts += ["--level", view.level, "--format", fmt]
-    if view.judge is not None:
-        parts += ["--judge", view.judge]
+    if view.labeller is not None:
+        parts += ["--judge", view.labeller]
     parts += ["-o", export_file_name(view.level, source, fmt)]
     return shlex.join(parts)
 
@@ -69,7 +69,7 @@ def body(view: View) -> None:
         captions=["qid 0 doc_id grade", "one label per line, every field and its provenance"],
     )
     try:
-        payload = data.export(view.db, version, view.level, str(source), view.judge, str(fmt))
+        payload = data.export(view.db, version, view.level, str(source), view.labeller, str(fmt))
     except JudgepoolError as err:
         show_error(err)
         return

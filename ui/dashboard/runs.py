@@ -96,8 +96,8 @@ def body(view: View) -> None:
     if version is None:
         return
     try:
-        ev = data.evaluation(view.db, version, view.level, view.judge, view.k)
-        summary = data.pool(view.db, version, view.level, view.judge, view.depth)
+        ev = data.evaluation(view.db, version, view.level, view.labeller, view.k)
+        summary = data.pool(view.db, version, view.level, view.labeller, view.depth)
     except JudgepoolError as err:
         show_error(err)
         return

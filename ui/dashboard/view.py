@@ -30,7 +30,7 @@ class View:
 
     db: str
     level: str
-    judge: str | None
+    labeller: str | None
     depth: int
     k: int
     live: bool
@@ -39,8 +39,8 @@ class View:
     @property
     def label(self) -> str:
         """`chunk level · k=10 · any judge`: said by every figure."""
-        judge = ANY_JUDGE if self.judge is None else f"judge {self.judge}"
-        return f"{self.level} level · k={self.k} · {judge}"
+        labeller = ANY_JUDGE if self.labeller is None else f"judge {self.labeller}"
+        return f"{self.level} level · k={self.k} · {labeller}"
 
     @property
     def run_every(self) -> float | None:
@@ -90,7 +90,7 @@ def sidebar() -> View:
     return View(
         db=db,
         level=str(level),
-        judge=None if choice in (None, ANY_JUDGE) else str(choice),
+        labeller=None if choice in (None, ANY_JUDGE) else str(choice),
         depth=int(depth),
         k=int(k),
         live=bool(live),

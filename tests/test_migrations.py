@@ -1,0 +1,45 @@
+"""A database written before a migration opens with its data intact: the judge-source migration
+(3) turns the old 'llm' source into 'judge' and keeps every label, its id and the id sequence."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import duckdb
+
+from judgepool.pooling.labels import Judgment, write_judgments
+from judgepool.pooling.schema import MIGRATIONS, SCHEMA_VERSION
+from judgepool.pooling.store import Store, utcnow
+
+
+def _database_at_version(path: Path, version: int) -> None:
+    """A database as a judgepool of schema `version` left it, with two labels of the time."""
+    con = duckdb.connect(str(path))
+    con.execute(
+        "CREATE TABLE schema_migrations (version INTEGER NOT NULL, name VARCHAR NOT NULL, "
+        "applied_at TIMESTAMP NOT NULL)"
+    )
+    for migration in MIGRATIONS:
+        if migration.version <= version:
+            con.execute(migration.sql)
+            con.execute("INSERT INTO schema_migrations VALUES (?, ?, ?)",
+                        [migration.version, migration.name, utcnow()])  # fmt: skip
+    con.execute(
+        "INSERT INTO judgments (qid, doc_id, level, grade, source, labeller, status, created_at) "
+        "VALUES ('q1', 'd1', 'chunk', 2, 'human', 'qrels.txt', 'ok', now()), "
+        "('q1', 'd2', 'chunk', 3, 'llm', 'openai/gpt-4o-mini@relevance-v1', 'ok', now())"
+    )
+    con.close()
+
+
+def test_the_judge_source_migration_keeps_every_label(tmp_path: Path) -> None:
+    path = tmp_path / "old.duckdb"
+    _database_at_version(path, 2)
+    store = Store(path)
+    assert store.schema_version() == SCHEMA_VERSION  # a read upgraded it
+    with store.read() as con:
+        rows = con.execute("SELECT id, doc_id, source FROM judgments ORDER BY id").fetchall()
+    assert rows == [(1, "d1", "human"), (2, "d2", "judge")]
+    write_judgments(store, [Judgment("q1", "d3", 1, "judge", "offline:x")])
+    with store.read() as con:
+        assert con.execute("SELECT max(id) FROM judgments").fetchone() == (3,)
