@@ -45,7 +45,7 @@ def _separator(path: Path) -> str | None:
 
 
 def _plain(path: Path, sep: str) -> bool:
-    """Whether an uncompressed file holds only printable ASCII, `sep` and line ends (LF or CRLF).
+    """Whether an uncompressed file holds only printable ASCII, `sep` and line ends (LF, CRLF).
 
     Then no field can hold whitespace or a control character and SQL need not look for them (a
     byte scan at memory speed instead of a regex per row). Anything else gets the regex check.
@@ -89,14 +89,14 @@ def _clean(
     con: duckdb.DuckDBPyConnection,
     table: str,
     columns: tuple[str, ...],
-    value_check: str,
     plain: bool,
+    value_check: str,
 ) -> bool:
     """Whether every row is one the exact reader reads the same way (else drop the table).
 
-    Unless the file is plain, one regex looks at all the fields at once: whitespace or a
-    control character in a field of any column sends the file to the exact reader (which is
-    stricter only about ids).
+    No field may be empty (a doubled separator); unless the file is plain, one regex looks at
+    all the fields at once: whitespace or a control character in a field of any column sends
+    the file to the exact reader (which is stricter only about ids).
     """
     fields = ", ".join(columns)
     bad = " OR ".join(
@@ -121,7 +121,8 @@ def scan_run(con: duckdb.DuckDBPyConnection, path: Path, table: str) -> list[str
     or None (and no table) when the exact reader must read it."""
     raw = f"{table}_text"
     plain = _read(con, path, raw, _RUN)
-    if plain is None or not _clean(con, raw, _RUN, f"regexp_full_match(score, '{DECIMAL}')", plain):
+    check = f"regexp_full_match(score, '{DECIMAL}')"
+    if plain is None or not _clean(con, raw, _RUN, plain, check):
         return None
     tags = [r[0] for r in con.execute(f"SELECT DISTINCT tag FROM {raw} LIMIT 2").fetchall()]
     con.execute(
@@ -136,7 +137,7 @@ def scan_qrels(con: duckdb.DuckDBPyConnection, path: Path, table: str) -> bool:
     raw = f"{table}_text"
     plain = _read(con, path, raw, _QRELS)
     check = f"regexp_full_match(grade, '{INTEGER}') AND TRY_CAST(grade AS INTEGER) IS NOT NULL"
-    if plain is None or not _clean(con, raw, _QRELS, check, plain):
+    if plain is None or not _clean(con, raw, _QRELS, plain, check):
         return False
     con.execute(
         f"CREATE TEMP VIEW {table} AS "

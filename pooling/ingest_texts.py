@@ -10,6 +10,7 @@ the rows in.
 
 from __future__ import annotations
 
+import os
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -111,7 +112,9 @@ def ingest_docs(store: Store, path: str | Path, fmt: str | None = None) -> Texts
     """Store passages/chunks from JSONL (`doc_id|docid|id|_id`, `text|contents|body`) or TSV."""
     path = Path(path)
     check_readable(path)
-    folder = store.path.parent if store.path.parent.is_dir() else None
+    # Staged next to the database (where the space will be needed anyway), else in the temp dir.
+    parent = store.path.parent
+    folder = parent if parent.is_dir() and os.access(parent, os.W_OK) else None
     with tempfile.TemporaryDirectory(prefix=".judgepool-ingest-", dir=folder) as scratch_dir:
         staged = Path(scratch_dir) / "docs.parquet"
         with wrong_kind_hints(path, "docs"):
