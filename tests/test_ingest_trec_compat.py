@@ -232,3 +232,38 @@ def test_grades_outside_0_to_3_are_kept_and_reported(cli: Cli, write: Writer) ->
     assert labels() == [("q1", "a", 1000), ("q1", "b", -1), ("q1", "c", 2)]
     quiet = cli("ingest", "qrels", write("usual.qrels", "q2 0 a 3\nq2 0 b 0\n"))
     assert quiet.code == 0 and "grades" not in quiet.err
+
+
+@pytest.mark.shared
+def test_float32_ties_on_trec_eval_rag_files_agree_with_pytrec_eval(
+    cli: Cli, shared_data: Path, tmp_path: Path
+) -> None:
+    """results.comment.test with every second score set one double ulp under the score before
+    it: as doubles the pair is ordered, as floats it ties and trec_eval orders it by doc id
+    (descending). nDCG@10 and @20 per query equal pytrec_eval's (trec_eval's code)."""
+    import numpy as np
+    import pytrec_eval
+
+    te = shared_data / "trec_eval_test"
+    lines = (te / "results.comment.test").read_text().splitlines()
+    out, run, previous = [], {}, (None, 0.0)
+    for i, line in enumerate(lines):
+        qid, q0, doc, rank, score, tag = line.split()
+        value = float(score)
+        if i % 2 == 1 and previous[0] == qid:
+            lower = float(np.nextafter(previous[1], -np.inf))
+            if np.float32(lower) == np.float32(previous[1]):
+                value = lower
+        previous = (qid, value)
+        run.setdefault(qid, {})[doc] = value
+        out.append(f"{qid} {q0} {doc} {rank} {value!r} {tag}")
+    path = tmp_path / "near-ties.trec"
+    path.write_text("\n".join(out) + "\n")
+    assert cli("ingest", "qrels", te / "qrels.comment.test").code == 0
+    assert cli("ingest", "run", path, "--name", "near").code == 0
+    with (te / "qrels.comment.test").open() as fh:
+        qrels = pytrec_eval.parse_qrel(fh)
+    for k in (10, 20):
+        reference = _pytrec_ndcg(qrels, run, k)
+        ours = _our_ndcg("near", k)
+        assert ours == pytest.approx({q: reference[q] for q in ours}, abs=1e-9), k

@@ -90,7 +90,7 @@ def ingest_docs_cmd(store: Store, files: tuple[Path, ...], fmt: str | None) -> N
 def ingest_qrels_cmd(
     store: Store, files: tuple[Path, ...], level: str, labeller: str | None, fmt: str | None
 ) -> None:
-    """Load human labels (grades are integers; negative grades are kept as given)."""
+    """Load human labels (integer grades kept as given; any outside 0-3 are reported)."""
     from judgepool.pooling.ingest_labels import ingest_qrels
 
     for path in files:
