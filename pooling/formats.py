@@ -41,6 +41,7 @@ _SUFFIXES: dict[str, str] = {
 }
 
 GZIP_MAGIC = b"\x1f\x8b"
+_UNREADABLE = "check that the file is complete (a truncated download or gzip?) and readable"
 PARQUET_MAGIC = b"PAR1"
 
 
@@ -72,7 +73,7 @@ def _first_bytes(path: Path, n: int = 4096) -> bytes:
         with open_binary(path) as fh:
             return fh.read(n)
     except (OSError, EOFError) as err:  # a truncated or corrupt gzip stream
-        raise InputError(path, f"cannot be read: {err}") from err
+        raise InputError(path, f"cannot be read: {err}", hint=_UNREADABLE) from err
 
 
 def detect_format(path: Path, kind: Kind, explicit: str | None = None) -> str:
@@ -98,7 +99,10 @@ def detect_format(path: Path, kind: Kind, explicit: str | None = None) -> str:
     stripped = head.lstrip()
     if stripped.startswith(b"{") and "jsonl" in allowed:
         return "jsonl"
-    first_line = stripped.split(b"\n", 1)[0]
+    # The first entry: TREC files may open with `#` comment lines, as trec_eval allows.
+    lines = [line for line in stripped.split(b"\n") if line.strip()]
+    entries = [line for line in lines if not line.lstrip().startswith(b"#")]
+    first_line = (entries if kind in ("run", "qrels") and entries else lines or [b""])[0]
     if kind in ("run", "qrels"):
         columns = len(first_line.split())
         if (kind == "run" and columns == 6) or (kind == "qrels" and columns == 4):
@@ -134,4 +138,4 @@ def iter_lines(path: Path) -> Iterator[tuple[int, str]]:
                     line = line[1:]
                 yield number, line.rstrip("\r\n")
     except (OSError, EOFError) as err:
-        raise InputError(path, f"cannot be read: {err}") from err
+        raise InputError(path, f"cannot be read: {err}", hint=_UNREADABLE) from err

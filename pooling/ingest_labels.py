@@ -3,6 +3,8 @@
 A human label is keyed by (qid, doc_id, level, source, labeller); the labeller defaults to the
 qrels file's name. Ingesting the same file twice changes nothing; ingesting a corrected file
 replaces exactly the labels whose grade changed (they become the latest, hence effective).
+The file is parsed and checked on a scratch connection first; the database's write lock is held
+only to merge the labels in. Grades outside 0-3 are kept as given and reported.
 """
 
 from __future__ import annotations
@@ -13,19 +15,19 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from judgepool.pooling.errors import UsageError
-from judgepool.pooling.fastscan import scan_columns
+from judgepool.pooling.fastscan import scan_qrels
 from judgepool.pooling.formats import check_readable, detect_format
 from judgepool.pooling.labels import check_level, quote
 from judgepool.pooling.readers import LabelColumns, read_jsonl_qrels, read_trec_qrels
-from judgepool.pooling.sql import one, temp_table_from
+from judgepool.pooling.sniff import wrong_kind_hints
+from judgepool.pooling.sql import one, registered, scratch, temp_table_from
 from judgepool.pooling.store import Store, utcnow
 
 if TYPE_CHECKING:
     import duckdb
+    import pyarrow as pa
 
 _TABLE = "_ingest_qrels"
-_QRELS_COLUMNS = {"qid": "VARCHAR", "iter": "VARCHAR", "doc_id": "VARCHAR", "grade": "VARCHAR"}
-_INTEGER_RE = "^[+-]?[0-9]+$"
 
 
 @dataclass(frozen=True)
@@ -40,6 +42,33 @@ class QrelsIngested:
     added: int
     changed: int
     unchanged: int
+    min_grade: int = 0
+    max_grade: int = 0
+
+    @property
+    def notes(self) -> list[str]:
+        """What a user should know about the grades (those outside 0-3 are kept as given)."""
+        found = []
+        if self.max_grade > 3:
+            found.append(f"grades up to {self.max_grade} found: nDCG gains are linear in the grade")
+        if self.min_grade < 0:
+            found.append(
+                f"grades down to {self.min_grade} found: a negative grade counts as judged "
+                "and adds no gain, as in trec_eval"
+            )
+        return found
+
+
+@dataclass(frozen=True)
+class ParsedQrels:
+    """Qrels read and checked, not yet in the database."""
+
+    path: Path
+    table: pa.Table  # qid, doc_id, grade
+    labels: int
+    queries: int
+    min_grade: int
+    max_grade: int
 
 
 def _register(con: duckdb.DuckDBPyConnection, cols: LabelColumns) -> None:
@@ -55,18 +84,23 @@ def _register(con: duckdb.DuckDBPyConnection, cols: LabelColumns) -> None:
     temp_table_from(con, _TABLE, table)
 
 
-def _load_trec(con: duckdb.DuckDBPyConnection, path: Path) -> None:
-    keep = {
-        "qid": "qid",
-        "doc_id": "doc_id",
-        # Only plain integers pass; anything else (1.0, 0x1) goes to the exact reader's verdict.
-        "grade": f"CASE WHEN regexp_matches(grade, '{_INTEGER_RE}') "
-        "THEN CAST(grade AS INTEGER) END",
-    }
-    fast = scan_columns(con, path, _TABLE, _QRELS_COLUMNS, keep, id_columns=("qid", "doc_id"))
-    if fast:
-        return
-    _register(con, read_trec_qrels(path))
+def parse_qrels(path: str | Path, fmt: str | None = None) -> ParsedQrels:
+    """Read and check the qrels at `path`, without touching the database."""
+    path = Path(path)
+    check_readable(path)
+    with wrong_kind_hints(path, "qrels"):
+        fmt = detect_format(path, "qrels", fmt)
+        with scratch() as con:
+            if fmt == "jsonl":
+                _register(con, read_jsonl_qrels(path))
+            elif not scan_qrels(con, path, _TABLE):
+                # The exact reader reads what the fast scan does not, or names the bad line.
+                _register(con, read_trec_qrels(path))
+            table = con.sql(f"SELECT qid, doc_id, grade FROM {_TABLE}").to_arrow_table()
+            labels, queries, low, high = one(
+                con, f"SELECT count(*), count(DISTINCT qid), min(grade), max(grade) FROM {_TABLE}"
+            )
+    return ParsedQrels(path, table, int(labels), int(queries), int(low), int(high))
 
 
 def ingest_qrels(
@@ -78,9 +112,7 @@ def ingest_qrels(
 ) -> QrelsIngested:
     """Store the human labels of a qrels file (TREC `qid 0 doc_id grade`, or JSONL)."""
     path = Path(path)
-    check_readable(path)
     level = check_level(level)
-    fmt = detect_format(path, "qrels", fmt)
     labeller = labeller if labeller is not None else path.name
     if not labeller.strip() or any(ch.isspace() for ch in labeller):
         raise UsageError(
@@ -90,12 +122,8 @@ def ingest_qrels(
         f"j.qid = n.qid AND j.doc_id = n.doc_id AND j.level = {quote(level)} "
         f"AND j.source = 'human' AND j.labeller = {quote(labeller)}"
     )
-    with store.write(create=True) as con:
-        if fmt == "trec":
-            _load_trec(con, path)
-        else:
-            _register(con, read_jsonl_qrels(path))
-        labels, queries = one(con, f"SELECT count(*), count(DISTINCT qid) FROM {_TABLE}")
+    parsed = parse_qrels(path, fmt)
+    with store.write(create=True) as con, registered(con, _TABLE, parsed.table):
         changed, unchanged = one(
             con,
             f"""SELECT count(*) FILTER (WHERE j.grade <> n.grade),
@@ -117,14 +145,15 @@ def ingest_qrels(
                 ORDER BY n.qid, n.doc_id""",
             {"now": utcnow(), "provenance": json.dumps({"file": str(path.resolve())})},
         )
-        con.execute(f"DROP TABLE {_TABLE}")
     return QrelsIngested(
         path=str(path),
         labeller=labeller,
         level=level,
-        labels=int(labels),
-        queries=int(queries),
-        added=int(labels) - int(unchanged),
+        labels=parsed.labels,
+        queries=parsed.queries,
+        added=parsed.labels - int(unchanged),
         changed=int(changed),
         unchanged=int(unchanged),
+        min_grade=parsed.min_grade,
+        max_grade=parsed.max_grade,
     )

@@ -1,37 +1,49 @@
-"""Ingest a run (TREC, JSONL or Parquet) into the database in one transaction.
+"""Ingest runs (TREC, JSONL or Parquet): parse and rank away from the database, then swap in.
 
-The rank of every row is computed here, once, in trec_eval's order (score descending, then doc id
-descending, byte-wise): everything downstream (pools, judged@k, every measure) reads `rank` and
-never sorts again, so the tie order cannot drift between components. Re-ingesting a run under an
-existing name swaps it in the same transaction: readers see the old run or the new one, never a
-half-written or empty one.
+Each file is parsed, checked and ranked on a scratch in-memory connection; the database's write
+lock is taken only to swap the finished run in, in one short transaction, so a judge or the
+dashboard writing meanwhile waits for the swap, never for the parse. Readers see the old run or
+the new one, never a half-written or empty one.
+
+The rank of every row is computed here, once, in trec_eval's order: score descending as a 32-bit
+float (trec_eval keeps scores as C floats, so two scores equal in single precision are a tie),
+then doc id descending, byte-wise. Everything downstream (pools, judged@k, every measure) reads
+`rank` and never sorts again; the score column keeps the double the file gave.
+
+A run's name is --name, else the file's tag when every line carries the same one (the TREC 6th
+column), else the file name's stem. Files given together are all parsed before any is written,
+and two that would get the same name are refused.
 """
 
 from __future__ import annotations
 
+import unicodedata
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from judgepool.pooling.errors import InputError, UsageError
-from judgepool.pooling.fastscan import PY_WHITESPACE, scan_columns
+from judgepool.pooling.errors import UsageError
+from judgepool.pooling.fastscan import scan_run
 from judgepool.pooling.formats import check_readable, detect_format
+from judgepool.pooling.parquet_runs import load_parquet_run
 from judgepool.pooling.readers import RunColumns, read_jsonl_run, read_trec_run
-from judgepool.pooling.sql import one, scalar, temp_table_from
+from judgepool.pooling.sniff import wrong_kind_hints
+from judgepool.pooling.sql import registered, scalar, scratch, temp_table_from
 from judgepool.pooling.store import Store, utcnow
 
 if TYPE_CHECKING:
     import duckdb
+    import pyarrow as pa
 
 _TABLE = "_ingest_run"
-_TREC_COLUMNS = {
-    "qid": "VARCHAR",
-    "q0": "VARCHAR",
-    "doc_id": "VARCHAR",
-    "rank": "VARCHAR",
-    "score": "DOUBLE",
-    "tag": "VARCHAR",
-}
+# 2**128 - 2**103: a double from here on rounds to infinity as a float, as C's conversion does.
+_FLOAT_OVERFLOW = "3.4028235677973366e38"
+#: The score as trec_eval holds it (a C float); DuckDB's own cast refuses what would overflow.
+FLOAT32_SCORE = (
+    f"CASE WHEN score >= {_FLOAT_OVERFLOW} THEN 'inf'::FLOAT "
+    f"WHEN score <= -{_FLOAT_OVERFLOW} THEN '-inf'::FLOAT ELSE CAST(score AS FLOAT) END"
+)
 
 
 @dataclass(frozen=True)
@@ -46,6 +58,17 @@ class RunIngested:
     replaced: bool
 
 
+@dataclass(frozen=True)
+class ParsedRun:
+    """A run read, checked and ranked, not yet in the database."""
+
+    path: Path
+    format: str
+    table: pa.Table  # qid, doc_id, score, rank
+    queries: int
+    tag: str | None  # the file's tag, when every line carries the same one
+
+
 def default_run_name(path: Path) -> str:
     """`splade.trec.gz` -> `splade`: the file name without `.gz` and its last extension."""
     name = path.name
@@ -55,14 +78,20 @@ def default_run_name(path: Path) -> str:
     return stem or name
 
 
-def check_run_name(name: str) -> str:
-    """Run names are non-empty and free of whitespace (they appear in commands and TREC tags)."""
-    if not name or any(ch.isspace() for ch in name):
-        raise UsageError(
-            f"run name {name!r} is empty or contains whitespace",
-            "choose a name with --name, e.g. --name splade-v2",
-        )
-    return name
+def check_run_name(name: str, origin: str = "") -> str:
+    """Run names are non-empty, without whitespace or control characters (they appear in
+    commands and TREC tags)."""
+    if not name:
+        why = "is empty"
+    elif any(ch.isspace() for ch in name):
+        why = "contains whitespace"
+    elif any(unicodedata.category(ch) == "Cc" for ch in name):
+        why = "contains a control character"
+    else:
+        return name
+    raise UsageError(
+        f"run name {name!r}{origin} {why}", "choose a name with --name, e.g. --name splade-v2"
+    )
 
 
 def _register_columns(con: duckdb.DuckDBPyConnection, cols: RunColumns) -> None:
@@ -78,103 +107,113 @@ def _register_columns(con: duckdb.DuckDBPyConnection, cols: RunColumns) -> None:
     temp_table_from(con, _TABLE, table)
 
 
-def _load_trec(con: duckdb.DuckDBPyConnection, path: Path) -> None:
-    fast = scan_columns(
-        con,
-        path,
-        _TABLE,
-        _TREC_COLUMNS,
-        {"qid": "qid", "doc_id": "doc_id", "score": "score"},
-        id_columns=("qid", "doc_id"),
-        float_columns=("score",),
-    )
-    if fast:
-        return
-    # The exact reader either loads what the fast scan could not, or names the bad line.
-    _register_columns(con, read_trec_run(path))
+def _ranked(con: duckdb.DuckDBPyConnection) -> tuple[pa.Table, int]:
+    """The run in trec_eval's order with its `rank` column, and its number of queries.
+
+    One sort (query, score as a float descending, doc id descending); a row's rank is then its
+    place in its query's block, found on the sorted columns (half the cost of a window). The
+    rows stay in (qid, rank) order, which the database stores in half the space.
+    """
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    table = con.sql(
+        f"SELECT qid, doc_id, score FROM {_TABLE} ORDER BY qid, {FLOAT32_SCORE} DESC, doc_id DESC"
+    ).to_arrow_table()
+    rows = table.num_rows
+    qids = table.column("qid")
+    changes = pc.not_equal(qids.slice(1), qids.slice(0, rows - 1)).to_numpy(zero_copy_only=False)
+    starts = np.flatnonzero(np.concatenate(([True], changes)))
+    lengths = np.diff(np.append(starts, rows))
+    rank = np.arange(1, rows + 1, dtype=np.int64) - np.repeat(starts, lengths)
+    return table.append_column("rank", pa.array(rank.astype(np.int32))), int(starts.size)
 
 
-def _load_parquet(con: duckdb.DuckDBPyConnection, path: Path) -> None:
-    import duckdb
-
-    try:
-        described = con.execute("DESCRIBE SELECT * FROM read_parquet($p)", {"p": str(path)})
-        names = [r[0] for r in described.fetchall()]
-    except duckdb.Error as err:
-        raise InputError(path, f"not a readable Parquet file: {err}") from None
-    doc_col = next((c for c in ("doc_id", "docid") if c in names), None)
-    present = {"qid": "qid" in names, "doc_id": doc_col is not None, "score": "score" in names}
-    missing = [column for column, ok in present.items() if not ok]
-    if missing or doc_col is None:
-        raise InputError(
-            path,
-            f"missing column(s) {', '.join(missing)}; found {', '.join(names)}",
-            hint="a Parquet run needs columns qid, doc_id (or docid) and score",
-        )
-    try:
-        con.execute(
-            f"CREATE TEMP TABLE {_TABLE} AS SELECT row_number() OVER () AS row_no, "
-            f"CAST(qid AS VARCHAR) AS qid, CAST({doc_col} AS VARCHAR) AS doc_id, "
-            f"CAST(score AS DOUBLE) AS score FROM read_parquet($p)",
-            {"p": str(path)},
-        )
-    except duckdb.Error as err:
-        raise InputError(path, f"cannot read the run's columns: {err}") from None
-    bad = con.execute(
-        f"SELECT row_no, qid, doc_id, score FROM {_TABLE} WHERE qid IS NULL OR doc_id IS NULL "
-        f"OR qid = '' OR doc_id = '' OR regexp_matches(qid, '{PY_WHITESPACE}') "
-        f"OR regexp_matches(doc_id, '{PY_WHITESPACE}') OR score IS NULL OR isnan(score) "
-        "ORDER BY row_no LIMIT 1"
-    ).fetchone()
-    if bad is not None:
-        raise InputError(
-            path,
-            f"row {bad[0]}: qid {bad[1]!r}, doc id {bad[2]!r}, score {bad[3]!r} — ids must be "
-            "non-empty without whitespace and the score a number",
-        )
-    dup = con.execute(
-        f"SELECT qid, doc_id, list(row_no ORDER BY row_no) FROM {_TABLE} GROUP BY qid, doc_id "
-        "HAVING count(*) > 1 ORDER BY min(row_no) LIMIT 1"
-    ).fetchone()
-    if dup is not None:
-        first, second = dup[2][0], dup[2][1]
-        raise InputError(
-            path,
-            f"row {second}: doc {dup[1]!r} appears twice for query {dup[0]!r} (first: row {first})",
-        )
-    con.execute(f"ALTER TABLE {_TABLE} DROP COLUMN row_no")
-
-
-def ingest_run(
-    store: Store, path: str | Path, name: str | None = None, fmt: str | None = None
-) -> RunIngested:
-    """Read the run at `path` and store it under `name` (default: the file's stem)."""
+def parse_run(path: str | Path, fmt: str | None = None) -> ParsedRun:
+    """Read, check and rank the run at `path`, without touching the database."""
     path = Path(path)
     check_readable(path)
-    fmt = detect_format(path, "run", fmt)
-    name = check_run_name(name if name is not None else default_run_name(path))
-    with store.write(create=True) as con:
-        if fmt == "trec":
-            _load_trec(con, path)
-        elif fmt == "jsonl":
-            _register_columns(con, read_jsonl_run(path))
-        else:
-            _load_parquet(con, path)
-        rows, queries = one(con, f"SELECT count(*), count(DISTINCT qid) FROM {_TABLE}")
+    tags: list[str] = []
+    with wrong_kind_hints(path, "run"):
+        fmt = detect_format(path, "run", fmt)
+        with scratch() as con:
+            if fmt == "trec":
+                fast = scan_run(con, path, _TABLE)
+                if fast is None:
+                    # The exact reader reads what the fast scan does not, or names the bad line.
+                    cols = read_trec_run(path)
+                    _register_columns(con, cols)
+                    tags = cols.tags
+                else:
+                    tags = fast
+            elif fmt == "jsonl":
+                _register_columns(con, read_jsonl_run(path))
+            else:
+                load_parquet_run(con, path, _TABLE)
+            table, queries = _ranked(con)
+    return ParsedRun(path, fmt, table, queries, tags[0] if len(tags) == 1 else None)
+
+
+def _name_of(parsed: ParsedRun, name: str | None) -> tuple[str, str]:
+    """(the run's name, where it came from)."""
+    if name is not None:
+        return check_run_name(name), "from --name"
+    if parsed.tag is not None:
+        return check_run_name(parsed.tag, f" (the tag of {parsed.path})"), "named by their tag"
+    return check_run_name(default_run_name(parsed.path)), "named by their file name"
+
+
+def store_run(store: Store, parsed: ParsedRun, name: str) -> RunIngested:
+    """Swap a parsed run into the database under `name`, in one short transaction."""
+    rows, now = parsed.table.num_rows, utcnow()
+    with store.write(create=True) as con, registered(con, "_run_arrow", parsed.table):
         old = con.execute("SELECT run_key FROM runs WHERE name = ?", [name]).fetchone()
         new_key = int(scalar(con, "SELECT coalesce(max(run_key), 0) + 1 FROM runs"))
         con.execute(
-            "INSERT INTO run_rows SELECT ?, qid, doc_id, score, "
-            "row_number() OVER (PARTITION BY qid ORDER BY score DESC, doc_id DESC) "
-            f"FROM {_TABLE}",
-            [new_key],
+            "INSERT INTO run_rows SELECT ?, qid, doc_id, score, rank FROM _run_arrow", [new_key]
         )
         if old is not None:
             con.execute("DELETE FROM run_rows WHERE run_key = ?", [old[0]])
             con.execute("DELETE FROM runs WHERE name = ?", [name])
         con.execute(
             "INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?)",
-            [name, new_key, str(path.resolve()), fmt, rows, queries, utcnow()],
+            [name, new_key, str(parsed.path.resolve()), parsed.format, rows, parsed.queries, now],
         )
-        con.execute(f"DROP TABLE {_TABLE}")
-    return RunIngested(name, str(path), fmt, rows, queries, replaced=old is not None)
+    return RunIngested(name, str(parsed.path), parsed.format, rows, parsed.queries, old is not None)
+
+
+def ingest_runs(
+    store: Store,
+    paths: Sequence[str | Path],
+    name: str | None = None,
+    fmt: str | None = None,
+) -> list[RunIngested]:
+    """Read every run, name each, refuse a clash, then store them one short transaction each."""
+    if name is not None and len(paths) > 1:
+        raise UsageError(
+            f"--name names one run, but {len(paths)} files were given",
+            "give one file per --name (one command each), or leave --name out: each run is "
+            "then named by its tag (the TREC 6th column) or, without one tag, its file name",
+        )
+    parsed = [parse_run(path, fmt) for path in paths]
+    named: dict[str, ParsedRun] = {}
+    for run in parsed:
+        run_name, origin = _name_of(run, name)
+        if run_name in named:
+            first = named[run_name].path
+            raise UsageError(
+                f"{first} and {run.path} would both be run {run_name!r} ({origin}); "
+                "nothing was ingested",
+                f"ingest them one at a time with --name, e.g. "
+                f"`judgepool ingest run {run.path} --name {run_name}-2`",
+            )
+        named[run_name] = run
+    return [store_run(store, run, run_name) for run_name, run in named.items()]
+
+
+def ingest_run(
+    store: Store, path: str | Path, name: str | None = None, fmt: str | None = None
+) -> RunIngested:
+    """Read the run at `path` and store it under `name` (default: its tag, else its stem)."""
+    return ingest_runs(store, [path], name, fmt)[0]

@@ -2,23 +2,29 @@
 
 Ingesting an id that is already present replaces its row (the file is the newer truth). Passage
 texts get their content hash here, once, so the judge and the offline judge can recognise the same
-text under another id (after a re-chunking) without re-reading it.
+text under another id (after a re-chunking) without re-reading it. A file is parsed and checked
+before the database's write lock is taken: queries into memory, passages (which can be many
+gigabytes) into a temporary Parquet file next to the database, so the lock is held only to swap
+the rows in.
 """
 
 from __future__ import annotations
 
+import os
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from judgepool.pooling.formats import check_readable, detect_format
 from judgepool.pooling.readers import DocRow, iter_docs, read_queries
+from judgepool.pooling.sniff import wrong_kind_hints
 from judgepool.pooling.sql import one, registered
 from judgepool.pooling.store import Store, utcnow
 from judgepool.pooling.text import content_hash
 
 if TYPE_CHECKING:
-    import duckdb
+    import pyarrow as pa
 
 _BATCH = 50_000
 
@@ -41,8 +47,9 @@ def ingest_queries(store: Store, path: str | Path, fmt: str | None = None) -> Te
 
     path = Path(path)
     check_readable(path)
-    fmt = detect_format(path, "queries", fmt)
-    rows = read_queries(path, fmt)
+    with wrong_kind_hints(path, "queries"):
+        fmt = detect_format(path, "queries", fmt)
+        rows = read_queries(path, fmt)
     table = pa.table({"qid": [q for q, _ in rows], "text": [t for _, t in rows]})
     with store.write(create=True) as con, registered(con, "_queries_arrow", table):
         (replaced,) = one(
@@ -56,12 +63,10 @@ def ingest_queries(store: Store, path: str | Path, fmt: str | None = None) -> Te
     return TextsIngested(str(path), fmt, len(rows), int(replaced))
 
 
-def _insert_docs(
-    con: duckdb.DuckDBPyConnection, batch: list[DocRow], source: str
-) -> tuple[int, int, int]:
+def _doc_batch(batch: list[DocRow]) -> pa.RecordBatch:
     import pyarrow as pa
 
-    table = pa.table(
+    return pa.record_batch(
         {
             "doc_id": pa.array([d.doc_id for d in batch], pa.string()),
             "text": pa.array([d.text for d in batch], pa.string()),
@@ -72,47 +77,57 @@ def _insert_docs(
             ),
         }
     )
-    with registered(con, "_docs_arrow", table):
-        (replaced,) = one(
-            con, "SELECT count(*) FROM docs WHERE doc_id IN (SELECT doc_id FROM _docs_arrow)"
-        )
-        con.execute("DELETE FROM docs WHERE doc_id IN (SELECT doc_id FROM _docs_arrow)")
-        con.execute(
-            "INSERT INTO docs SELECT doc_id, text, title, parent_id, content_hash, $src, $now "
-            "FROM _docs_arrow",
-            {"src": source, "now": utcnow()},
-        )
-    without = sum(1 for d in batch if d.text is None)
-    parents = sum(1 for d in batch if d.parent_id is not None)
-    return int(replaced), without, parents
+
+
+def _stage_docs(path: Path, fmt: str, staged: Path) -> tuple[int, int, int]:
+    """Parse and hash every passage into the Parquet file `staged`: (rows, without text,
+    with a parent_id). Raises on the first bad line, before anything reaches the database."""
+    import pyarrow.parquet as pq
+
+    total = without = parents = 0
+    writer: pq.ParquetWriter | None = None
+    try:
+        batch: list[DocRow] = []
+        for row in iter_docs(path, fmt):
+            batch.append(row)
+            without += row.text is None
+            parents += row.parent_id is not None
+            if len(batch) >= _BATCH:
+                record = _doc_batch(batch)
+                writer = writer or pq.ParquetWriter(staged, record.schema)
+                writer.write_batch(record)
+                total, batch = total + len(batch), []
+        if batch:
+            record = _doc_batch(batch)
+            writer = writer or pq.ParquetWriter(staged, record.schema)
+            writer.write_batch(record)
+            total += len(batch)
+    finally:
+        if writer is not None:
+            writer.close()
+    return total, without, parents
 
 
 def ingest_docs(store: Store, path: str | Path, fmt: str | None = None) -> TextsIngested:
     """Store passages/chunks from JSONL (`doc_id|docid|id|_id`, `text|contents|body`) or TSV."""
     path = Path(path)
     check_readable(path)
-    fmt = detect_format(path, "docs", fmt)
-    source = str(path.resolve())
-    total = replaced = without = parents = 0
-    with store.write(create=True) as con:
-        batch: list[DocRow] = []
-        for row in iter_docs(path, fmt):
-            batch.append(row)
-            if len(batch) >= _BATCH:
-                r, w, p = _insert_docs(con, batch, source)
-                total, replaced, without, parents = (
-                    total + len(batch),
-                    replaced + r,
-                    without + w,
-                    parents + p,
-                )
-                batch = []
-        if batch:
-            r, w, p = _insert_docs(con, batch, source)
-            total, replaced, without, parents = (
-                total + len(batch),
-                replaced + r,
-                without + w,
-                parents + p,
+    # Staged next to the database (where the space will be needed anyway), else in the temp dir.
+    parent = store.path.parent
+    folder = parent if parent.is_dir() and os.access(parent, os.W_OK) else None
+    with tempfile.TemporaryDirectory(prefix=".judgepool-ingest-", dir=folder) as scratch_dir:
+        staged = Path(scratch_dir) / "docs.parquet"
+        with wrong_kind_hints(path, "docs"):
+            fmt = detect_format(path, "docs", fmt)
+            total, without, parents = _stage_docs(path, fmt, staged)
+        new_ids = "SELECT doc_id FROM read_parquet($staged)"
+        params = {"staged": str(staged)}
+        with store.write(create=True) as con:
+            (replaced,) = one(con, f"SELECT count(*) FROM docs WHERE doc_id IN ({new_ids})", params)
+            con.execute(f"DELETE FROM docs WHERE doc_id IN ({new_ids})", params)
+            con.execute(
+                "INSERT INTO docs SELECT doc_id, text, title, parent_id, content_hash, $src, $now "
+                "FROM read_parquet($staged)",
+                {**params, "src": str(path.resolve()), "now": utcnow()},
             )
-    return TextsIngested(str(path), fmt, total, replaced, without, parents)
+    return TextsIngested(str(path), fmt, total, int(replaced), without, parents)

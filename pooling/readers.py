@@ -1,16 +1,14 @@
 """Line-exact parsers of every input format: the authority on what a valid file is.
 
-Each reader checks every line and raises `InputError` with the file, the 1-based line and what is
-wrong. The run and qrels ingest try a fast DuckDB scan first and come here when that scan rejects
-the file (to say exactly where and why) or when the file needs the tolerant split (tabs, runs of
-spaces) that the fast scan does not do.
+Each reader checks every line and raises `InputError` with the file, the 1-based line, what is
+wrong and what to do. The values themselves (ids, scores, grades, how a TREC line splits) follow
+pooling/values.py. The run and qrels ingest try a fast DuckDB scan first and come here when that
+scan gives up: to say exactly where and why a file is wrong, or to read what the scan does not
+(mixed whitespace, comments, hex floats).
 """
 
 from __future__ import annotations
 
-import json
-import math
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,13 +16,27 @@ from typing import Any
 
 from judgepool.pooling.errors import InputError
 from judgepool.pooling.formats import iter_lines
+from judgepool.pooling.jsonl import (
+    json_grade,
+    json_id,
+    json_object,
+    json_score,
+    json_text,
+    optional_str,
+)
+from judgepool.pooling.values import (
+    check_id,
+    is_blank_or_comment,
+    parse_grade,
+    parse_score,
+    split_columns,
+)
 
 QID_KEYS = ("qid", "query_id", "id", "_id")
 QUERY_TEXT_KEYS = ("text", "query", "title")
 DOC_ID_KEYS = ("doc_id", "docid", "id", "_id")
 DOC_TEXT_KEYS = ("text", "contents", "body")
 RUN_DOC_KEYS = ("doc_id", "docid")
-_INTEGER = re.compile(r"[+-]?[0-9]+")
 GRADE_KEYS = ("grade", "relevance", "rel", "label")
 
 
@@ -36,6 +48,8 @@ class RunColumns:
     doc_ids: list[str] = field(default_factory=list)
     scores: list[float] = field(default_factory=list)
     lines: list[int] = field(default_factory=list)
+    #: The distinct values of a TREC run's tag column, up to two (one tag can name the run).
+    tags: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -58,89 +72,35 @@ class DocRow:
     parent_id: str | None
 
 
-def check_id(path: Path, line: int, what: str, value: str) -> str:
-    """Ids are non-empty strings without whitespace, so they survive a TREC file unchanged."""
-    if value == "":
-        raise InputError(path, f"empty {what}", line=line)
-    if any(ch.isspace() for ch in value):
-        raise InputError(
-            path,
-            f"{what} {value!r} contains whitespace",
-            line=line,
-            hint="ids must not contain spaces or tabs (TREC files could not represent them)",
-        )
-    return value
-
-
-def parse_score(path: Path, line: int, raw: str) -> float:
-    """A finite-or-infinite float; NaN is refused because it has no place in a ranking."""
-    try:
-        score = float(raw)
-    except ValueError:
-        raise InputError(path, f"score {raw!r} is not a number", line=line) from None
-    if math.isnan(score):
-        raise InputError(path, "score is NaN, which cannot be ranked", line=line)
-    return score
-
-
-def parse_grade(path: Path, line: int, raw: str) -> int:
-    """Grades are plain integers (negative ones are kept: trec_eval treats them as non-relevant)."""
-    if not _INTEGER.fullmatch(raw):
-        raise InputError(
-            path, f"grade {raw!r} is not an integer", line=line, hint="grades are whole numbers"
-        )
-    return int(raw)
-
-
 def _split_fields(path: Path, line: int, text: str, expected: int, what: str) -> list[str]:
-    parts = text.split()
+    parts = split_columns(text)
     if len(parts) != expected:
         raise InputError(
             path,
             f"expected {expected} whitespace-separated columns ({what}), found {len(parts)}",
             line=line,
+            hint=f"every line of this file must read `{what}`",
         )
     return parts
 
 
-def _json_object(path: Path, line: int, text: str) -> dict[str, Any]:
-    try:
-        value = json.loads(text)
-    except json.JSONDecodeError as err:
-        raise InputError(path, f"invalid JSON: {err.msg} (column {err.colno})", line=line) from None
-    if not isinstance(value, dict):
-        raise InputError(path, f"expected a JSON object, found {type(value).__name__}", line=line)
-    return value
+def no_entries(path: Path, what: str = "only blank lines") -> InputError:
+    """The refusal of a file with nothing to ingest (an empty input never replaces data)."""
+    return InputError(
+        path, f"the file has no entries ({what})", hint="give a file with at least one entry"
+    )
 
 
-def _json_id(path: Path, line: int, obj: dict[str, Any], keys: tuple[str, ...], what: str) -> str:
-    for key in keys:
-        if key in obj:
-            value = obj[key]
-            if isinstance(value, bool) or not isinstance(value, str | int):
-                raise InputError(
-                    path, f"{what} ({key!r}) must be a string, found {value!r}", line=line
-                )
-            return check_id(path, line, what, str(value))
-    raise InputError(path, f"no {what}: expected one of the keys {', '.join(keys)}", line=line)
-
-
-def _json_text(obj: dict[str, Any], keys: tuple[str, ...]) -> tuple[bool, Any]:
-    for key in keys:
-        if key in obj:
-            return True, obj[key]
-    return False, None
-
-
-def _content_lines(path: Path) -> Iterator[tuple[int, str]]:
-    """Non-blank lines; refuses a file that has none."""
+def _content_lines(path: Path, trec: bool = False) -> Iterator[tuple[int, str]]:
+    """Non-blank lines (and, in TREC files, not `#` comments); refuses a file that has none."""
     seen = False
     for number, line in iter_lines(path):
-        if line.strip():
-            seen = True
-            yield number, line
+        if is_blank_or_comment(line) if trec else not line.strip():
+            continue
+        seen = True
+        yield number, line
     if not seen:
-        raise InputError(path, "the file has no entries (only blank lines)")
+        raise no_entries(path, "only blank lines or comments" if trec else "only blank lines")
 
 
 def check_unique_pairs(path: Path, qids: list[str], doc_ids: list[str], lines: list[int]) -> None:
@@ -160,14 +120,16 @@ def check_unique_pairs(path: Path, qids: list[str], doc_ids: list[str], lines: l
 def read_trec_run(path: Path) -> RunColumns:
     """`qid Q0 doc_id rank score tag`; the rank column is ignored (trec_eval orders by score)."""
     cols = RunColumns()
-    for number, text in _content_lines(path):
-        qid, _, doc_id, _, score, _ = _split_fields(
+    for number, text in _content_lines(path, trec=True):
+        qid, _, doc_id, _, score, tag = _split_fields(
             path, number, text, 6, "qid Q0 doc_id rank score tag"
         )
         cols.qids.append(check_id(path, number, "qid", qid))
         cols.doc_ids.append(check_id(path, number, "doc id", doc_id))
         cols.scores.append(parse_score(path, number, score))
         cols.lines.append(number)
+        if len(cols.tags) < 2 and tag not in cols.tags:
+            cols.tags.append(tag)
     check_unique_pairs(path, cols.qids, cols.doc_ids, cols.lines)
     return cols
 
@@ -176,15 +138,14 @@ def read_jsonl_run(path: Path) -> RunColumns:
     """One JSON object per line: {"qid", "doc_id"|"docid", "score"} (other keys ignored)."""
     cols = RunColumns()
     for number, text in _content_lines(path):
-        obj = _json_object(path, number, text)
-        cols.qids.append(_json_id(path, number, obj, ("qid", "query_id"), "qid"))
-        cols.doc_ids.append(_json_id(path, number, obj, RUN_DOC_KEYS, "doc id"))
+        obj = json_object(path, number, text)
+        cols.qids.append(json_id(path, number, obj, ("qid", "query_id"), "qid"))
+        cols.doc_ids.append(json_id(path, number, obj, RUN_DOC_KEYS, "doc id"))
         if "score" not in obj:
-            raise InputError(path, "no 'score' key", line=number)
-        raw = obj["score"]
-        if isinstance(raw, bool) or not isinstance(raw, int | float | str):
-            raise InputError(path, f"score {raw!r} is not a number", line=number)
-        cols.scores.append(parse_score(path, number, str(raw)))
+            raise InputError(
+                path, "no 'score' key", line=number, hint="give every line its 'score'"
+            )
+        cols.scores.append(json_score(path, number, obj["score"]))
         cols.lines.append(number)
     check_unique_pairs(path, cols.qids, cols.doc_ids, cols.lines)
     return cols
@@ -193,7 +154,7 @@ def read_jsonl_run(path: Path) -> RunColumns:
 def read_trec_qrels(path: Path) -> LabelColumns:
     """`qid iteration doc_id grade`; the iteration column is ignored, as trec_eval does."""
     cols = LabelColumns()
-    for number, text in _content_lines(path):
+    for number, text in _content_lines(path, trec=True):
         qid, _, doc_id, grade = _split_fields(path, number, text, 4, "qid 0 doc_id grade")
         cols.qids.append(check_id(path, number, "qid", qid))
         cols.doc_ids.append(check_id(path, number, "doc id", doc_id))
@@ -207,15 +168,18 @@ def read_jsonl_qrels(path: Path) -> LabelColumns:
     """One JSON object per line: {"qid", "doc_id"|"docid", "grade"|"relevance"}."""
     cols = LabelColumns()
     for number, text in _content_lines(path):
-        obj = _json_object(path, number, text)
-        cols.qids.append(_json_id(path, number, obj, ("qid", "query_id"), "qid"))
-        cols.doc_ids.append(_json_id(path, number, obj, RUN_DOC_KEYS, "doc id"))
-        found, raw = _json_text(obj, GRADE_KEYS)
+        obj = json_object(path, number, text)
+        cols.qids.append(json_id(path, number, obj, ("qid", "query_id"), "qid"))
+        cols.doc_ids.append(json_id(path, number, obj, RUN_DOC_KEYS, "doc id"))
+        found, raw = json_text(obj, GRADE_KEYS)
         if not found:
-            raise InputError(path, f"no grade: expected one of {', '.join(GRADE_KEYS)}", number)
-        if isinstance(raw, bool) or not isinstance(raw, int | str):
-            raise InputError(path, f"grade {raw!r} is not an integer", line=number)
-        cols.grades.append(parse_grade(path, number, str(raw)))
+            raise InputError(
+                path,
+                f"no grade: expected one of {', '.join(GRADE_KEYS)}",
+                number,
+                hint="give every line its grade under one of those keys",
+            )
+        cols.grades.append(json_grade(path, number, raw))
         cols.lines.append(number)
     check_unique_pairs(path, cols.qids, cols.doc_ids, cols.lines)
     return cols
@@ -224,7 +188,12 @@ def read_jsonl_qrels(path: Path) -> LabelColumns:
 def _check_unique_ids(path: Path, seen: dict[str, int], value: str, line: int, what: str) -> None:
     first = seen.setdefault(value, line)
     if first != line:
-        raise InputError(path, f"{what} {value!r} appears twice (first on line {first})", line)
+        raise InputError(
+            path,
+            f"{what} {value!r} appears twice (first on line {first})",
+            line,
+            hint=f"give each {what} once per file",
+        )
 
 
 def read_queries(path: Path, fmt: str) -> list[tuple[str, str]]:
@@ -234,19 +203,32 @@ def read_queries(path: Path, fmt: str) -> list[tuple[str, str]]:
     for number, line in _content_lines(path):
         if fmt == "tsv":
             if "\t" not in line:
-                raise InputError(path, "expected `qid<TAB>text`, found no tab", line=number)
+                raise InputError(
+                    path,
+                    "expected `qid<TAB>text`, found no tab",
+                    line=number,
+                    hint="separate each qid from its text with a tab",
+                )
             qid, text = line.split("\t", 1)
         else:
-            obj = _json_object(path, number, line)
-            qid = _json_id(path, number, obj, QID_KEYS, "qid")
-            found, text = _json_text(obj, QUERY_TEXT_KEYS)
+            obj = json_object(path, number, line)
+            qid = json_id(path, number, obj, QID_KEYS, "qid")
+            found, text = json_text(obj, QUERY_TEXT_KEYS)
             if not found or not isinstance(text, str):
                 raise InputError(
-                    path, f"no query text: expected a string under {QUERY_TEXT_KEYS}", number
+                    path,
+                    f"no query text: expected a string under one of {', '.join(QUERY_TEXT_KEYS)}",
+                    number,
+                    hint="give every query its text",
                 )
         check_id(path, number, "qid", qid)
         if not text.strip():
-            raise InputError(path, f"query {qid!r} has empty text", line=number)
+            raise InputError(
+                path,
+                f"query {qid!r} has empty text",
+                line=number,
+                hint="give every query its text, or drop the line",
+            )
         _check_unique_ids(path, seen, qid, number, "qid")
         rows.append((qid, text.strip()))
     return rows
@@ -255,33 +237,30 @@ def read_queries(path: Path, fmt: str) -> list[tuple[str, str]]:
 _TSV_COLUMNS = {"doc_id", "docid", "id", "_id", "text", "contents", "body", "title", "parent_id"}
 
 
-def _optional_str(path: Path, line: int, obj: dict[str, Any], key: str) -> str | None:
-    value = obj.get(key)
-    if value is None:
-        return None
-    if not isinstance(value, str | int) or isinstance(value, bool):
-        raise InputError(path, f"{key!r} must be a string, found {value!r}", line=line)
-    return str(value)
-
-
 def _doc_from_json(path: Path, number: int, obj: dict[str, Any]) -> DocRow:
-    doc_id = _json_id(path, number, obj, DOC_ID_KEYS, "doc id")
-    found, text = _json_text(obj, DOC_TEXT_KEYS)
+    doc_id = json_id(path, number, obj, DOC_ID_KEYS, "doc id")
+    found, text = json_text(obj, DOC_TEXT_KEYS)
     if not found:
         raise InputError(
-            path, f"no passage text: expected one of {', '.join(DOC_TEXT_KEYS)}", number
+            path,
+            f"no passage text: expected one of {', '.join(DOC_TEXT_KEYS)}",
+            number,
+            hint="give every passage its text (null for one that has none)",
         )
     if text is not None and not isinstance(text, str):
         raise InputError(
-            path, f"passage text must be a string, found {type(text).__name__}", number
+            path,
+            f"passage text must be a string, found {type(text).__name__}",
+            number,
+            hint="write the text as a JSON string",
         )
-    parent = _optional_str(path, number, obj, "parent_id")
+    parent = optional_str(path, number, obj, "parent_id")
     if parent is not None:
         check_id(path, number, "parent_id", parent)
     return DocRow(
         doc_id=doc_id,
         text=text if text and text.strip() else None,
-        title=_optional_str(path, number, obj, "title"),
+        title=optional_str(path, number, obj, "title"),
         parent_id=parent,
     )
 
@@ -290,9 +269,10 @@ def iter_docs(path: Path, fmt: str) -> Iterator[DocRow]:
     """Passages from JSONL or TSV (`doc_id<TAB>text`, or a header row naming the columns)."""
     seen: dict[str, int] = {}
     header: list[str] | None = None
+    rows = 0
     for number, line in _content_lines(path):
         if fmt == "jsonl":
-            row = _doc_from_json(path, number, _json_object(path, number, line))
+            row = _doc_from_json(path, number, json_object(path, number, line))
         else:
             fields = line.split("\t")
             if number == 1 and set(fields) <= _TSV_COLUMNS and len(fields) >= 2:
@@ -300,7 +280,12 @@ def iter_docs(path: Path, fmt: str) -> Iterator[DocRow]:
                 continue
             if header is None:
                 if len(fields) < 2:
-                    raise InputError(path, "expected `doc_id<TAB>text`, found no tab", number)
+                    raise InputError(
+                        path,
+                        "expected `doc_id<TAB>text`, found no tab",
+                        number,
+                        hint="separate each doc id from its text with a tab",
+                    )
                 fields = line.split("\t", 1)
                 obj: dict[str, Any] = {"doc_id": fields[0], "text": fields[1]}
             else:
@@ -310,8 +295,12 @@ def iter_docs(path: Path, fmt: str) -> Iterator[DocRow]:
                         f"expected {len(header)} tab-separated columns ({', '.join(header)}), "
                         f"found {len(fields)}",
                         line=number,
+                        hint="give every row one value per header column (tab-separated)",
                     )
                 obj = {k: (v if v != "" else None) for k, v in zip(header, fields, strict=True)}
             row = _doc_from_json(path, number, obj)
         _check_unique_ids(path, seen, row.doc_id, number, "doc id")
+        rows += 1
         yield row
+    if rows == 0:
+        raise no_entries(path, "only a header row")

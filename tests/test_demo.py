@@ -53,7 +53,7 @@ def test_demo_never_replaces_a_database_of_yours(
     cli: Cli, tmp_path: Path, write: Callable[[str, str | bytes], Path]
 ) -> None:
     db = tmp_path / "mine.duckdb"
-    ingest_run(Store(db), write("mine.trec", "q1 Q0 d1 1 1.0 t\n"))
+    ingest_run(Store(db), write("mine.trec", "q1 Q0 d1 1 1.0 mine\n"))
     result = cli("demo", "--db", db)
     assert result.code == 2
     assert "exists and is not a demo database (runs: mine)" in result.err

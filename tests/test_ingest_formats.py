@@ -117,8 +117,8 @@ def test_default_run_name_is_the_file_stem() -> None:
 
 
 def test_reingesting_a_run_replaces_it(write: Writer, cli: Callable[..., CliResult]) -> None:
-    first = cli("ingest", "run", write("bm25.trec", "q1 Q0 d1 1 1.0 t\n"))
-    assert first.code == 0 and "run 'bm25' added: 1 rows" in first.out
+    first = cli("ingest", "run", write("bm25.trec", "q1 Q0 d1 1 1.0 t\nq1 Q0 d4 2 0.5 u\n"))
+    assert first.code == 0 and "run 'bm25' added: 2 rows" in first.out
     second = cli(
         "ingest",
         "run",

@@ -25,7 +25,7 @@ def test_dl19_judged_at_10_matches_stats(shared_data: Path) -> None:
     runs = sorted((dl / "runs" / "dl19").glob("*.trec"))
     assert len(runs) == 6
     for path in runs:
-        ingest_run(store, path)
+        ingest_run(store, path, name=default_run_name(path))  # the stem, as STATS.tsv names it
     with (dl / "STATS.tsv").open() as fh:
         stats = {
             default_run_name(Path(row["run"])): row

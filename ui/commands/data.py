@@ -1,4 +1,8 @@
-"""`judgepool ingest ...`: load queries, passages, qrels and runs; one transaction per file."""
+"""`judgepool ingest ...`: load queries, passages, qrels and runs; one transaction per file.
+
+Each file is parsed and checked before the database is locked; the lock is held only to swap
+the file's rows in, so a judge or the dashboard writing meanwhile barely waits.
+"""
 
 from __future__ import annotations
 
@@ -32,7 +36,8 @@ def ingest() -> None:
     """Load files into the database (each file in one transaction: all of it or nothing).
 
     \b
-    Formats (any of them may be gzip-compressed):
+    Formats (any of them may be gzip-compressed; TREC files split on any whitespace and skip
+    `#` comment lines, as trec_eval does):
       queries  TSV `qid<TAB>text`, or JSONL {"qid", "text"}
       docs     JSONL {"doc_id"|"docid"|"id"|"_id", "text"|"contents"|"body", "title"?, "parent_id"?}
                or TSV `doc_id<TAB>text` (or a header row naming the columns)
@@ -85,7 +90,7 @@ def ingest_docs_cmd(store: Store, files: tuple[Path, ...], fmt: str | None) -> N
 def ingest_qrels_cmd(
     store: Store, files: tuple[Path, ...], level: str, labeller: str | None, fmt: str | None
 ) -> None:
-    """Load human labels (grades are integers; negative grades are kept as given)."""
+    """Load human labels (integer grades kept as given; any outside 0-3 are reported)."""
     from judgepool.pooling.ingest_labels import ingest_qrels
 
     for path in files:
@@ -95,23 +100,32 @@ def ingest_qrels_cmd(
             f"{done.labeller!r} ({done.added - done.changed} new, {done.changed} changed, "
             f"{done.unchanged} unchanged)"
         )
+        for note in done.notes:
+            click.echo(f"note: {path}: {note}", err=True)
 
 
 @ingest.command("run")
 @_FILES
-@click.option("--name", default=None, help="The run's name [default: the file name's stem].")
+@click.option(
+    "--name",
+    default=None,
+    help="The run's name (one file only) [default: the file's tag when all its lines carry "
+    "one, else the file name's stem].",
+)
 @_format_option(("trec", "jsonl", "parquet"))
 @click.pass_obj
 def ingest_run_cmd(
     store: Store, files: tuple[Path, ...], name: str | None, fmt: str | None
 ) -> None:
-    """Load rankings; a run ingested again under the same name replaces the old one atomically."""
-    from judgepool.pooling.ingest_runs import ingest_run
+    """Load rankings; a run ingested again under the same name replaces the old one atomically.
 
-    if name is not None and len(files) > 1:
-        raise click.UsageError("--name needs a single file (each run gets its own name)")
-    for path in files:
-        done = ingest_run(store, path, name=name, fmt=fmt)
+    All the files are read and checked before any is written; two that would get the same
+    name are refused.
+    """
+    from judgepool.pooling.ingest_runs import ingest_runs
+
+    for done in ingest_runs(store, files, name=name, fmt=fmt):
+        path = done.path
         verb = "replaced" if done.replaced else "added"
         click.echo(
             f"{path}: run {done.name!r} {verb}: {done.rows} rows, {done.queries} queries "

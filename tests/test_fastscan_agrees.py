@@ -1,0 +1,116 @@
+"""The fast DuckDB scan never reads a file differently from the exact reader.
+
+Random TREC runs and qrels built from the characters that trip parsers (tabs, doubled spaces,
+carriage returns, `#`, no-break spaces, control characters, underscores in numbers, a BOM):
+whenever the fast scan accepts a file, the exact reader accepts it too, with the same rows.
+"""
+
+from __future__ import annotations
+
+import gzip
+import math
+import tempfile
+from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from judgepool.pooling.errors import InputError
+from judgepool.pooling.fastscan import scan_qrels, scan_run
+from judgepool.pooling.readers import read_trec_qrels, read_trec_run
+from judgepool.pooling.sql import scratch
+
+_CLEAN_ID = st.text(alphabet="ab1:/_.#\u00e9", min_size=1, max_size=3)
+_HOSTILE_ID = st.text(alphabet="a#\u00a0\x07\x1c\ufeff\x85\x00", max_size=3)
+_SCORE = st.one_of(
+    st.floats(allow_nan=False, allow_infinity=False).map(repr),
+    st.integers(-(2**40), 2**40).map(str),
+)
+_HOSTILE_NUMBER = st.one_of(
+    st.floats(allow_nan=True, allow_infinity=True).map(repr),
+    st.text(alphabet="0123456789.+-eE_x", min_size=1, max_size=6),
+    st.integers(-(2**40), 2**40).map(str),
+)
+_SEP = st.sampled_from([" ", "\t", "  ", " \t", "\r", "\x0b", "\x0c"])
+_EXTRA_LINE = st.sampled_from(["", "\n", "   \n", "# note\n", " # note\n", "\r\n"])
+
+
+@st.composite
+def _trec(draw: st.DrawFn, columns: int) -> bytes:
+    """A clean TREC file (one separator), then at most one hostile change to it."""
+    sep = draw(st.sampled_from([" ", "\t"]))
+    rows = []
+    for i in range(draw(st.integers(1, 5))):
+        # The line number in the doc id keeps the pairs distinct (a duplicate is refused).
+        qid, doc = draw(_CLEAN_ID).lstrip("#") or "q", f"{draw(_CLEAN_ID)}{i}"
+        if columns == 6:
+            rows.append([qid, "Q0", doc, "1", draw(_SCORE), draw(st.sampled_from(["t", "u"]))])
+        else:
+            rows.append([qid, "0", doc, str(draw(st.integers(-3, 5)))])
+    seps = [sep] * len(rows)
+    extra: tuple[int, str] | None = None
+    change = draw(st.sampled_from(["none", "id", "value", "sep", "line", "dup", "bom", "crlf"]))
+    at = draw(st.integers(0, len(rows) - 1))
+    if change == "id":
+        rows[at][draw(st.sampled_from([0, 2]))] = draw(_HOSTILE_ID)
+    elif change == "value":
+        rows[at][-2 if columns == 6 else -1] = draw(_HOSTILE_NUMBER)
+    elif change == "sep":
+        seps[at] = draw(_SEP)
+    elif change == "line":
+        extra = (at, draw(_EXTRA_LINE))
+    elif change == "dup":
+        rows.append(list(rows[at]))
+        seps.append(sep)
+    lines = [s.join(r) + "\n" for s, r in zip(seps, rows, strict=True)]
+    if extra is not None:
+        lines.insert(extra[0], extra[1])
+    text = "".join(lines)
+    if change == "bom":
+        text = "\ufeff" + text
+    if change == "crlf":
+        text = text.replace("\n", "\r\n")
+    data = text.encode()
+    return gzip.compress(data) if draw(st.booleans()) else data
+
+
+def _same(a: float, b: float) -> bool:
+    return a == b or (math.isnan(a) and math.isnan(b))
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_trec(6))
+def test_a_run_the_fast_scan_accepts_reads_the_same_exactly(data: bytes) -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "r.trec"
+        path.write_bytes(data)
+        with scratch() as con:
+            tags = scan_run(con, path, "t")
+            if tags is None:
+                return
+            fast = sorted(con.execute("SELECT qid, doc_id, score FROM t").fetchall())
+        try:
+            exact = read_trec_run(path)
+        except InputError as err:
+            raise AssertionError(f"fast scan accepted what the reader refuses: {err}") from None
+    rows = sorted(zip(exact.qids, exact.doc_ids, exact.scores, strict=True))
+    assert [(q, d) for q, d, _ in fast] == [(q, d) for q, d, _ in rows]
+    assert all(_same(a[2], b[2]) for a, b in zip(fast, rows, strict=True))
+    assert sorted(tags) == sorted(exact.tags)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_trec(4))
+def test_qrels_the_fast_scan_accepts_read_the_same_exactly(data: bytes) -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "q.qrels"
+        path.write_bytes(data)
+        with scratch() as con:
+            if not scan_qrels(con, path, "t"):
+                return
+            fast = sorted(con.execute("SELECT qid, doc_id, grade FROM t").fetchall())
+        try:
+            exact = read_trec_qrels(path)
+        except InputError as err:
+            raise AssertionError(f"fast scan accepted what the reader refuses: {err}") from None
+    assert fast == sorted(zip(exact.qids, exact.doc_ids, exact.grades, strict=True))
