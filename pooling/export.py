@@ -46,6 +46,7 @@ JUDGMENT_FIELDS: tuple[str, ...] = (
     "provenance",
     "note",
     "created_at",
+    "purpose",
 )
 
 

@@ -14,7 +14,7 @@ if TYPE_CHECKING:
 
 _FIELDS = (
     "id, qid, doc_id, level, grade, source, labeller, status, tokens_in, tokens_out, cost, "
-    "latency_s, note, created_at, provenance"
+    "latency_s, note, created_at, purpose, provenance"
 )
 
 
@@ -25,6 +25,7 @@ def label_table(
     labeller: str | None = None,
     status: str | None = None,
     effective: bool = False,
+    purpose: str | None = None,
 ) -> pa.Table:
     """The labels at `level` matching the filters, oldest first, with an `effective` column.
 
@@ -41,6 +42,8 @@ def label_table(
         clauses.append(f"j.source = {quote(source)}")
     if status is not None:
         clauses.append(f"j.status = {quote(status)}")
+    if purpose is not None:
+        clauses.append(f"j.purpose = {quote(purpose)}")
     if labeller is not None and not effective:
         clauses.append(f"j.labeller = {quote(labeller)}")
     chosen = effective_labels_sql(level, labeller if effective else None)

@@ -23,6 +23,9 @@ Level = Literal["chunk", "doc"]
 LEVELS: tuple[str, ...] = ("chunk", "doc")
 SOURCES: tuple[str, ...] = ("human", "judge")
 STATUSES: tuple[str, ...] = ("ok", "unparsed", "error", "no_text")
+#: What a label is for: only `label` ones can be effective or exported; `calibration` and `canary`
+#: labels are a judge's answers on pairs of known grade, kept to measure the judge.
+PURPOSES: tuple[str, ...] = ("label", "calibration", "canary")
 
 
 def check_level(level: str) -> Level:
@@ -50,6 +53,7 @@ class Judgment:
     latency_s: float | None = None
     provenance: dict[str, Any] = field(default_factory=dict)
     note: str | None = None
+    purpose: str = "label"
 
     def check(self) -> None:
         """Refuse a label the table's constraints would refuse, with a readable message."""
@@ -71,11 +75,16 @@ class Judgment:
             )
         if not self.labeller:
             raise UsageError("a label needs a labeller", "name who or what gave it (labeller=)")
+        if self.purpose not in PURPOSES:
+            raise UsageError(
+                f"label purpose {self.purpose!r} is not one of {PURPOSES}",
+                f"use one of purpose={', '.join(map(repr, PURPOSES))}",
+            )
 
 
 _COLUMNS = (
     "qid, doc_id, level, grade, source, labeller, status, raw_output, tokens_in, tokens_out, "
-    "cost, latency_s, provenance, note, created_at"
+    "cost, latency_s, provenance, note, created_at, purpose"
 )
 
 
@@ -102,6 +111,7 @@ def _arrow(judgments: Sequence[Judgment]) -> Any:
             ),
             "note": pa.array([j.note for j in judgments], pa.string()),
             "created_at": pa.array([utcnow()] * len(judgments), pa.timestamp("us")),
+            "purpose": pa.array([j.purpose for j in judgments], pa.string()),
             "_seq": pa.array(range(len(judgments)), pa.int64()),
         }
     )
@@ -167,7 +177,7 @@ def _qualifying(level: str, labeller: str | None, skip_prefix: str | None = None
     if skip_prefix is not None:
         judges += f" AND NOT starts_with(labeller, {quote(skip_prefix)})"
     return (
-        f"level = {quote(level)} AND status = 'ok' AND grade IS NOT NULL "
+        f"level = {quote(level)} AND status = 'ok' AND grade IS NOT NULL AND purpose = 'label' "
         f"AND (source = 'human' OR ({judges}))"
     )
 
@@ -195,7 +205,7 @@ def effective_labels_sql(
 
 def latest_labels_sql(level: str, source: str, labeller: str | None = None) -> str:
     """A subquery of (qid, doc_id, grade, judgment_id): the latest ok label of each pair from one
-    source (`human` or `llm`), of one labeller when named: a label set as one side holds it."""
+    source (`human` or `judge`), of one labeller when named: a label set as one side holds it."""
     if source not in SOURCES:
         raise UsageError(
             f"label source {source!r} is not one of {SOURCES}", f"use one of {', '.join(SOURCES)}"
@@ -204,6 +214,7 @@ def latest_labels_sql(level: str, source: str, labeller: str | None = None) -> s
     return f"""
         SELECT qid, doc_id, max_by(grade, id) AS grade, max(id) AS judgment_id FROM judgments
         WHERE level = {quote(check_level(level))} AND status = 'ok' AND grade IS NOT NULL
+              AND purpose = 'label'
               AND source = {quote(source)}{who}
         GROUP BY qid, doc_id"""
 

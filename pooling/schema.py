@@ -10,7 +10,8 @@ Tables (one word per noun, as in DESIGN.md):
 - runs(name, run_key, ...)               one row per named ranking
 - run_rows(run_key, qid, doc_id, score, rank)   rank = trec_eval order, computed at ingest
 - judgments(...)                         every label ever written, with provenance; source is
-                                         `human` or `judge` (any judge: an LLM, the offline one)
+                                         `human` or `judge` (any judge: an LLM, the offline one);
+                                         purpose is `label`, `calibration` or `canary`
 - claims(key, holder, claimed_at, expires_at)   who is paying for an answer now (pooling/claims.py)
 """
 
@@ -134,6 +135,17 @@ MIGRATIONS: tuple[Migration, ...] = (
             FROM judgments ORDER BY id;
         DROP TABLE judgments;
         ALTER TABLE judgments_new RENAME TO judgments;
+        """,
+    ),
+    Migration(
+        4,
+        "judgment_purpose",
+        # What a label is for: 'label' (it may be effective, it is exported) or a check of a
+        # judge, 'calibration' (re-judging pairs people labelled) or 'canary' (a planted pair of
+        # known grade), which never count as labels. Checked by pooling.labels.Judgment (DuckDB
+        # cannot add a CHECK with a column).
+        """
+        ALTER TABLE judgments ADD COLUMN purpose VARCHAR NOT NULL DEFAULT 'label';
         """,
     ),
 )

@@ -43,3 +43,31 @@ def test_the_judge_source_migration_keeps_every_label(tmp_path: Path) -> None:
     write_judgments(store, [Judgment("q1", "d3", 1, "judge", "offline:x")])
     with store.read() as con:
         assert con.execute("SELECT max(id) FROM judgments").fetchone() == (3,)
+
+
+def test_calibration_and_canary_labels_never_count(tmp_path: Path) -> None:
+    """Only purpose 'label' can be effective, exported or fill a hole (migration 4)."""
+    from judgepool.pooling.export import export_labels
+    from judgepool.pooling.labels import effective_labels_sql
+
+    store = Store(tmp_path / "db.duckdb")
+    with store.write(create=True):
+        pass
+    write_judgments(
+        store,
+        [
+            Judgment("q1", "d1", 1, "human", "qrels.txt"),
+            Judgment("q1", "d1", 3, "judge", "j", purpose="calibration"),
+            Judgment("q1", "d2", 3, "judge", "j", purpose="canary"),
+            Judgment("q1", "d3", 2, "judge", "j"),
+        ],
+    )
+    with store.read() as con:
+        rows = con.execute(
+            f"SELECT doc_id, grade FROM ({effective_labels_sql('chunk')}) ORDER BY doc_id"
+        ).fetchall()
+    assert rows == [("d1", 1), ("d3", 2)]
+    assert export_labels(store, source="judge") == b"q1 0 d3 2\n"
+    with store.read() as con:
+        purposes = con.execute("SELECT purpose FROM judgments ORDER BY id").fetchall()
+    assert [p for (p,) in purposes] == ["label", "calibration", "canary", "label"]
