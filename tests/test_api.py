@@ -140,6 +140,6 @@ def test_dataframes_are_ingested_and_checked_like_files(tmp_path: Path) -> None:
     with pytest.raises(jp.errors.UsageError, match="no file name to take the run name") as no:
         db.ingest_run(pl.DataFrame({"qid": ["q1"], "doc_id": ["d1"], "score": [1.0]}))
     assert no.value.hint == "name it, e.g. ingest_run(df, name='bm25')"
-    with pytest.raises(jp.errors.UsageError, match="cannot ingest a builtins.list"):
+    with pytest.raises(jp.errors.UsageError, match=r"cannot ingest a builtins\.list"):
         db.ingest_queries([("q1", "text")])  # type: ignore[arg-type]
     assert db.runs().equals(before)
