@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from judgepool.frames import ORIGIN, frame_of, from_frame, needs
 from judgepool.pooling.errors import UsageError
 from judgepool.pooling.store import Store
 from judgepool.results import Comparison, Evaluation, JudgeReport, Pool
@@ -59,37 +60,64 @@ class Database:
 
     # -- ingest ---------------------------------------------------------------------------
 
-    def ingest_queries(self, src: Source, format: str | None = None) -> TextsIngested:
-        """Queries from a TSV `qid<TAB>text` or JSONL file (README: Formats)."""
+    def ingest_queries(
+        self, src: Source | pl.DataFrame, format: str | None = None
+    ) -> TextsIngested:
+        """Queries from a TSV `qid<TAB>text` or JSONL file, or a DataFrame with columns qid and
+        text (README: Formats)."""
         from judgepool.pooling.ingest_texts import ingest_queries
 
-        return ingest_queries(self.store, Path(src), format)
+        if isinstance(src, str | os.PathLike):
+            return ingest_queries(self.store, Path(src), format)
+        return from_frame(
+            frame_of(src), ".jsonl", lambda p: ingest_queries(self.store, p, "jsonl", ORIGIN)
+        )
 
-    def ingest_docs(self, src: Source, format: str | None = None) -> TextsIngested:
-        """Passages or chunks (doc_id, text, title?, parent_id?) from JSONL or TSV."""
+    def ingest_docs(self, src: Source | pl.DataFrame, format: str | None = None) -> TextsIngested:
+        """Passages or chunks from JSONL or TSV, or a DataFrame with columns doc_id, text and
+        optionally title and parent_id."""
         from judgepool.pooling.ingest_texts import ingest_docs
 
-        return ingest_docs(self.store, Path(src), format)
+        if isinstance(src, str | os.PathLike):
+            return ingest_docs(self.store, Path(src), format)
+        return from_frame(
+            frame_of(src), ".jsonl", lambda p: ingest_docs(self.store, p, "jsonl", ORIGIN)
+        )
 
     def ingest_qrels(
         self,
-        src: Source,
+        src: Source | pl.DataFrame,
         labeller: str | None = None,
         level: str = "chunk",
         format: str | None = None,
     ) -> QrelsIngested:
-        """Human labels (TREC qrels or JSONL); `labeller` defaults to the file's name."""
+        """Human labels from a TREC qrels or JSONL file (`labeller` defaults to the file's
+        name), or a DataFrame with columns qid, doc_id and grade (then `labeller` is needed)."""
         from judgepool.pooling.ingest_labels import ingest_qrels
 
-        return ingest_qrels(self.store, Path(src), level=level, labeller=labeller, fmt=format)
+        if isinstance(src, str | os.PathLike):
+            return ingest_qrels(self.store, Path(src), level=level, labeller=labeller, fmt=format)
+        frame = frame_of(src)
+        who = needs(labeller, "labeller", "ingest_qrels(df, labeller='assessors-2024')")
+        return from_frame(
+            frame, ".jsonl", lambda p: ingest_qrels(self.store, p, level, who, "jsonl", ORIGIN)
+        )
 
     def ingest_run(
-        self, src: Source, name: str | None = None, format: str | None = None
+        self, src: Source | pl.DataFrame, name: str | None = None, format: str | None = None
     ) -> RunIngested:
-        """A run (TREC, JSONL or Parquet); a run ingested again under its name replaces it."""
+        """A run from a TREC, JSONL or Parquet file (named by its tag, else its file name), or a
+        DataFrame with columns qid, doc_id and score (then `name` is needed). A run ingested
+        again under its name replaces it."""
         from judgepool.pooling.ingest_runs import ingest_run
 
-        return ingest_run(self.store, Path(src), name=name, fmt=format)
+        if isinstance(src, str | os.PathLike):
+            return ingest_run(self.store, Path(src), name=name, fmt=format)
+        frame = frame_of(src)
+        run = needs(name, "run name", "ingest_run(df, name='bm25')")
+        return from_frame(
+            frame, ".parquet", lambda p: ingest_run(self.store, p, run, "parquet", ORIGIN)
+        )
 
     # -- what is there ----------------------------------------------------------------------
 

@@ -41,7 +41,8 @@ class JudgepoolError(Exception):
 
 
 class InputError(JudgepoolError):
-    """A malformed input file; names the file and, when it applies, the 1-based line."""
+    """A malformed input file (or DataFrame); names it and, when it applies, the 1-based line
+    (`unit` "row" for a DataFrame)."""
 
     exit_code = 2
 
@@ -51,11 +52,12 @@ class InputError(JudgepoolError):
         problem: str,
         line: int | None = None,
         hint: str | None = None,
+        unit: str = "line",
     ) -> None:
         self.path = str(path)
         self.line = line
         self.problem = problem
-        where = f"{self.path}, line {line}" if line is not None else self.path
+        where = f"{self.path}, {unit} {line}" if line is not None else self.path
         super().__init__(f"{where}: {problem}", hint)
 
 

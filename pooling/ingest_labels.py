@@ -109,8 +109,10 @@ def ingest_qrels(
     level: str = "chunk",
     labeller: str | None = None,
     fmt: str | None = None,
+    origin: str | None = None,
 ) -> QrelsIngested:
-    """Store the human labels of a qrels file (TREC `qid 0 doc_id grade`, or JSONL)."""
+    """Store the human labels of a qrels file (TREC `qid 0 doc_id grade`, or JSONL); `origin`
+    is what the labels' provenance records as their source (default: the resolved path)."""
     path = Path(path)
     level = check_level(level)
     labeller = labeller if labeller is not None else path.name
@@ -143,10 +145,10 @@ def ingest_qrels(
                 FROM {_TABLE} n
                 WHERE NOT EXISTS (SELECT 1 FROM judgments j WHERE {same_key})
                 ORDER BY n.qid, n.doc_id""",
-            {"now": utcnow(), "provenance": json.dumps({"file": str(path.resolve())})},
+            {"now": utcnow(), "provenance": json.dumps({"file": origin or str(path.resolve())})},
         )
     return QrelsIngested(
-        path=str(path),
+        path=origin or str(path),
         labeller=labeller,
         level=level,
         labels=parsed.labels,

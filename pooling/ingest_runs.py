@@ -67,6 +67,7 @@ class ParsedRun:
     table: pa.Table  # qid, doc_id, score, rank
     queries: int
     tag: str | None  # the file's tag, when every line carries the same one
+    origin: str = ""  # what the run came from, as recorded (the resolved path by default)
 
 
 def default_run_name(path: Path) -> str:
@@ -130,8 +131,9 @@ def _ranked(con: duckdb.DuckDBPyConnection) -> tuple[pa.Table, int]:
     return table.append_column("rank", pa.array(rank.astype(np.int32))), int(starts.size)
 
 
-def parse_run(path: str | Path, fmt: str | None = None) -> ParsedRun:
-    """Read, check and rank the run at `path`, without touching the database."""
+def parse_run(path: str | Path, fmt: str | None = None, origin: str | None = None) -> ParsedRun:
+    """Read, check and rank the run at `path`, without touching the database; `origin` is what
+    the database records as its source (default: the resolved path)."""
     path = Path(path)
     check_readable(path)
     tags: list[str] = []
@@ -152,7 +154,8 @@ def parse_run(path: str | Path, fmt: str | None = None) -> ParsedRun:
             else:
                 load_parquet_run(con, path, _TABLE)
             table, queries = _ranked(con)
-    return ParsedRun(path, fmt, table, queries, tags[0] if len(tags) == 1 else None)
+    tag = tags[0] if len(tags) == 1 else None
+    return ParsedRun(path, fmt, table, queries, tag, origin or str(path.resolve()))
 
 
 def _name_of(parsed: ParsedRun, name: str | None) -> tuple[str, str]:
@@ -178,9 +181,10 @@ def store_run(store: Store, parsed: ParsedRun, name: str) -> RunIngested:
             con.execute("DELETE FROM runs WHERE name = ?", [name])
         con.execute(
             "INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?)",
-            [name, new_key, str(parsed.path.resolve()), parsed.format, rows, parsed.queries, now],
+            [name, new_key, parsed.origin, parsed.format, rows, parsed.queries, now],
         )
-    return RunIngested(name, str(parsed.path), parsed.format, rows, parsed.queries, old is not None)
+    shown = str(parsed.path) if parsed.origin == str(parsed.path.resolve()) else parsed.origin
+    return RunIngested(name, shown, parsed.format, rows, parsed.queries, old is not None)
 
 
 def ingest_runs(
@@ -213,7 +217,15 @@ def ingest_runs(
 
 
 def ingest_run(
-    store: Store, path: str | Path, name: str | None = None, fmt: str | None = None
+    store: Store,
+    path: str | Path,
+    name: str | None = None,
+    fmt: str | None = None,
+    origin: str | None = None,
 ) -> RunIngested:
-    """Read the run at `path` and store it under `name` (default: its tag, else its stem)."""
-    return ingest_runs(store, [path], name, fmt)[0]
+    """Read the run at `path` and store it under `name` (default: its tag, else its stem);
+    `origin` is what the database records as its source (default: the resolved path)."""
+    if origin is None:
+        return ingest_runs(store, [path], name, fmt)[0]
+    parsed = parse_run(path, fmt, origin)
+    return store_run(store, parsed, _name_of(parsed, name)[0])

@@ -41,8 +41,11 @@ class TextsIngested:
     with_parent: int = 0
 
 
-def ingest_queries(store: Store, path: str | Path, fmt: str | None = None) -> TextsIngested:
-    """Store the queries of a topics file (TSV `qid<TAB>text` or JSONL)."""
+def ingest_queries(
+    store: Store, path: str | Path, fmt: str | None = None, origin: str | None = None
+) -> TextsIngested:
+    """Store the queries of a topics file (TSV `qid<TAB>text` or JSONL); `origin` is what the
+    database records as their source (default: the resolved path)."""
     import pyarrow as pa
 
     path = Path(path)
@@ -58,9 +61,9 @@ def ingest_queries(store: Store, path: str | Path, fmt: str | None = None) -> Te
         con.execute("DELETE FROM queries WHERE qid IN (SELECT qid FROM _queries_arrow)")
         con.execute(
             "INSERT INTO queries SELECT qid, text, $src, $now FROM _queries_arrow",
-            {"src": str(path.resolve()), "now": utcnow()},
+            {"src": origin or str(path.resolve()), "now": utcnow()},
         )
-    return TextsIngested(str(path), fmt, len(rows), int(replaced))
+    return TextsIngested(origin or str(path), fmt, len(rows), int(replaced))
 
 
 def _doc_batch(batch: list[DocRow]) -> pa.RecordBatch:
@@ -108,8 +111,11 @@ def _stage_docs(path: Path, fmt: str, staged: Path) -> tuple[int, int, int]:
     return total, without, parents
 
 
-def ingest_docs(store: Store, path: str | Path, fmt: str | None = None) -> TextsIngested:
-    """Store passages/chunks from JSONL (`doc_id|docid|id|_id`, `text|contents|body`) or TSV."""
+def ingest_docs(
+    store: Store, path: str | Path, fmt: str | None = None, origin: str | None = None
+) -> TextsIngested:
+    """Store passages/chunks from JSONL (`doc_id|docid|id|_id`, `text|contents|body`) or TSV;
+    `origin` is what the database records as their source (default: the resolved path)."""
     path = Path(path)
     check_readable(path)
     # Staged next to the database (where the space will be needed anyway), else in the temp dir.
@@ -128,6 +134,6 @@ def ingest_docs(store: Store, path: str | Path, fmt: str | None = None) -> Texts
             con.execute(
                 "INSERT INTO docs SELECT doc_id, text, title, parent_id, content_hash, $src, $now "
                 "FROM read_parquet($staged)",
-                {**params, "src": str(path.resolve()), "now": utcnow()},
+                {**params, "src": origin or str(path.resolve()), "now": utcnow()},
             )
-    return TextsIngested(str(path), fmt, total, int(replaced), without, parents)
+    return TextsIngested(origin or str(path), fmt, total, int(replaced), without, parents)

@@ -104,3 +104,42 @@ def test_export_and_errors(db: jp.Database, tmp_path: Path) -> None:
         db.evaluate(measures=["Bogus@10"])
     with pytest.raises(jp.errors.UsageError, match="unknown run"):
         db.pool(runs=["nope"])
+
+
+def test_dataframes_are_ingested_and_checked_like_files(tmp_path: Path) -> None:
+    db = jp.open(tmp_path / "frames.duckdb")
+    db.ingest_queries(pl.DataFrame({"qid": ["q1", "q2"], "text": ["boiling water", "hamlet"]}))
+    db.ingest_docs(pl.DataFrame({"doc_id": ["d1", "d2", "d3"], "text": ["a", "b", None]}))
+    db.ingest_run(pl.DataFrame({"qid": ["q1", "q1", "q2"], "doc_id": ["d1", "d2", "d3"],
+                                "score": [2.0, 1.0, 0.5]}), name="bm25")  # fmt: skip
+    db.ingest_qrels(
+        pl.DataFrame({"qid": ["q1", "q2"], "doc_id": ["d1", "d3"], "grade": [2, 0]}),
+        labeller="assessors",
+    )
+    assert db.runs().select("name", "rows", "queries", "source_file").rows() == [
+        ("bm25", 3, 2, "DataFrame")
+    ]
+    labels = db.labels()
+    assert labels.select("qid", "doc_id", "grade", "labeller").rows() == [
+        ("q1", "d1", 2, "assessors"),
+        ("q2", "d3", 0, "assessors"),
+    ]
+    assert db.pool().summary["holes"].to_list() == [1]  # d2
+    before = db.runs()
+    # The same checks and errors as files, naming the DataFrame's row, and nothing written.
+    typed = r"DataFrame: column .qid. holds DOUBLE values \(row 1: 1.5\): ids must be strings"
+    with pytest.raises(jp.errors.InputError, match=typed):
+        db.ingest_run(pl.DataFrame({"qid": [1.5, 2.5], "doc_id": ["a", "b"], "score": [1, 2]}),
+                      name="bad")  # fmt: skip
+    graded = r"DataFrame, row 2: grade 'high' is not an integer"
+    with pytest.raises(jp.errors.InputError, match=graded):
+        db.ingest_qrels(pl.DataFrame({"qid": ["q1", "q1"], "doc_id": ["x", "y"],
+                                      "grade": ["1", "high"]}), labeller="h")  # fmt: skip
+    with pytest.raises(jp.errors.InputError, match="DataFrame has no rows"):
+        db.ingest_run(pl.DataFrame({"qid": [], "doc_id": [], "score": []}), name="bm25")
+    with pytest.raises(jp.errors.UsageError, match="no file name to take the run name") as no:
+        db.ingest_run(pl.DataFrame({"qid": ["q1"], "doc_id": ["d1"], "score": [1.0]}))
+    assert no.value.hint == "name it, e.g. ingest_run(df, name='bm25')"
+    with pytest.raises(jp.errors.UsageError, match=r"cannot ingest a builtins\.list"):
+        db.ingest_queries([("q1", "text")])  # type: ignore[arg-type]
+    assert db.runs().equals(before)

@@ -1,0 +1,37 @@
+"""README's `import judgepool as jp` session runs as printed (issue 12): the block after the
+`library-session` marker is executed in a scratch folder that sees the repository's data/."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import re
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import REPO
+
+MARKER = "<!-- library-session: executed by tests/test_readme_session.py -->"
+
+
+def session_code() -> str:
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    found = re.search(re.escape(MARKER) + r"\n```python\n(.*?)\n```", text, re.S)
+    assert found, "README lost its library session block"
+    return found.group(1)
+
+
+@pytest.mark.slow
+def test_the_readme_library_session_runs(tmp_path: Path) -> None:
+    (tmp_path / "data").symlink_to(REPO / "data")
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        exec(compile(session_code(), "README.md", "exec"), {"__name__": "readme_session"})
+    out = printed.getvalue()
+    assert "under the judged@10 gate of 0.9" in out
+    assert "{'ok': 122} True" in out
+    assert "┆ 0.830556      ┆ 1.0          ┆ 0          │" in out
+    for measure in ("nDCG@10", "RR@10", "P@5"):
+        assert f"│ {measure}" in out
+    assert (tmp_path / "notebook.duckdb").exists()
