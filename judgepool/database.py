@@ -183,7 +183,8 @@ class Database:
 
         `limits` are the judge command's other options as keywords: api_base, all_queries,
         concurrency, max_cost, max_calls, timeout, retries, temperature, max_tokens, template,
-        passage_tokens, query_tokens, max_chunks. A judge that cannot run (no key, no quota, an
+        reasoning_effort (low | medium | high, for reasoning models), passage_tokens,
+        query_tokens, max_chunks. A judge that cannot run (no key, no quota, an
         unknown model) raises; holes that failed or a cap that stopped the run are in the
         report's `problem` (the error the CLI exits with), never silent.
 
