@@ -4,6 +4,7 @@
     db = jp.open("eval.duckdb")
     db.ingest_qrels("qrels.txt"); db.ingest_run("bm25.trec"); db.ingest_run("splade.trec")
     db.judge("offline")                       # fill the holes of the pool
+    db.render_prompt("q1", "d7", model="openai/gpt-4o-mini").messages   # what a judge sends
     db.compare("bm25", "splade").deltas       # a polars DataFrame
 
 The front door (`open`, `Database` and the results it returns) is imported on first use, so that
@@ -20,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from judgepool import errors
     from judgepool.database import Database, open
+    from judgepool.judge.prompt import templates
     from judgepool.results import Comparison, Evaluation, JudgeReport, Pool
 
 _LAZY = {
@@ -29,9 +31,11 @@ _LAZY = {
     "Evaluation": "judgepool.results",
     "Comparison": "judgepool.results",
     "JudgeReport": "judgepool.results",
+    "templates": "judgepool.judge.prompt",
 }
 
-__all__ = ["Comparison", "Database", "Evaluation", "JudgeReport", "Pool", "errors", "open"]
+__all__ = ["Comparison", "Database", "Evaluation", "JudgeReport", "Pool", "errors", "open",
+           "templates"]
 
 
 def __getattr__(name: str) -> Any:

@@ -28,6 +28,7 @@ from judgepool.results import Comparison, Evaluation, JudgeReport, Pool
 if TYPE_CHECKING:
     import polars as pl
 
+    from judgepool.judge.render import RenderedPrompt
     from judgepool.judge.session import JudgeSettings
     from judgepool.metrics.measures import Measure
     from judgepool.pooling.ingest_labels import QrelsIngested
@@ -243,6 +244,25 @@ class Database:
         labeller = session.judge.labeller if session.judge is not None else session.model
         return JudgeReport(labeller, len(session.plan.holes), stats, before, after,
                            ending(stats, settings))  # fmt: skip
+
+    def render_prompt(
+        self, qid: str, doc_id: str, level: str = "chunk", model: str | None = None,
+        **options: Any,
+    ) -> RenderedPrompt:
+        """The exact prompt a judge sends for (qid, doc_id): its messages after normalisation,
+        truncation and fencing, and with `model` the cache key and the request body litellm
+        sends (`judgepool prompt render`; judge/render.py). `options` as for `judge`:
+        template, runs, passage_tokens, max_chunks, query_tokens, temperature, max_tokens,
+        reasoning_effort. No call is made."""
+        from judgepool.judge.render import OPTIONS, render_prompt
+
+        unknown = sorted(set(options) - set(OPTIONS))
+        if unknown:
+            raise UsageError(f"unknown prompt option(s): {', '.join(unknown)}",
+                             f"use {', '.join(OPTIONS)}")
+        if "runs" in options:
+            options["runs"] = tuple(_names(options["runs"]))
+        return render_prompt(self.store, qid, doc_id, level, model=model, **options)
 
     # -- measures ---------------------------------------------------------------------------
 
