@@ -14,12 +14,15 @@ the provider refuses on its own merits (over the context window, a content filte
 an exhausted quota or credit (OpenAI's `insufficient_quota` 429 is not a rate limit: waiting
 does not bring money back), or a parameter the model does not take (400).
 
-Cost comes from litellm's local price map; a model it does not know gets cost None (unknown).
+Cost comes from litellm's local price map and its cost calculation over the reply's usage
+(reasoning tokens, `usage.completion_tokens_details.reasoning_tokens`, at the model's reasoning
+rate); a model it does not know gets cost None (unknown). Reasoning models are sent the
+parameters judge/reasoning.py chooses; their reply is graded from its final text only, never
+from its reasoning.
 """
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -37,8 +40,18 @@ from judgepool.judge.base import (
     TransientJudgeFailure,
 )
 from judgepool.judge.cache import content_key
+from judgepool.judge.litellm_env import load_litellm as load_litellm  # re-exported
 from judgepool.judge.parse import PARSER_VERSION, parse_grade
 from judgepool.judge.prompt import DEFAULT_TEMPLATE, Template, load_template
+from judgepool.judge.reasoning import (
+    TYPICAL_REASONING_TOKENS,
+    Decoding,
+    check_effort,
+    decoding,
+    parse_problem,
+    reasoning_of,
+    reasoning_tokens,
+)
 from judgepool.judge.redact import host_of, redact
 from judgepool.judge.tokens import count_tokens
 from judgepool.pooling.errors import JudgeError, UsageError
@@ -54,25 +67,18 @@ MESSAGE_OVERHEAD = 4
 INPUT_MARGIN = 1.25
 
 
-def load_litellm() -> ModuleType:
-    """Import litellm offline (local price map) and quiet (no feedback banners on errors)."""
-    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-    import litellm
-
-    litellm.suppress_debug_info = True
-    return litellm
-
-
 @dataclass(frozen=True)
 class LLMSettings:
-    """What the user chose: the model, where it is served, and the decoding parameters."""
+    """What the user chose: the model, where it is served, and the decoding parameters (None:
+    the default for the model, see judge/reasoning.py: 0 and 256 unless it reasons)."""
 
     model: str
     api_base: str | None = None
-    temperature: float = 0.0
-    max_tokens: int = 256
+    temperature: float | None = None
+    max_tokens: int | None = None
     timeout: float = 60.0
     template: str = DEFAULT_TEMPLATE
+    reasoning_effort: str | None = None
 
     def check(self) -> None:
         if not self.model or "/" not in self.model:
@@ -81,10 +87,11 @@ class LLMSettings:
                 "use a litellm model string such as openai/gpt-4o-mini, anthropic/<model>, "
                 "ollama/<model>, hosted_vllm/<model>",
             )
-        if self.max_tokens < 1:
+        if self.max_tokens is not None and self.max_tokens < 1:
             raise UsageError(f"--max-tokens {self.max_tokens} must be positive", "use 1 or more")
         if self.timeout <= 0:
             raise UsageError(f"--timeout {self.timeout} must be positive", "give seconds, e.g. 60")
+        check_effort(self.reasoning_effort)
 
 
 def _retry_after(err: Exception) -> float | None:
@@ -205,6 +212,9 @@ class LLMJudge:
         settings.check()
         self.settings = settings
         self.template: Template = load_template(settings.template)
+        s = settings
+        self.decoding: Decoding = decoding(s.model, s.temperature, s.max_tokens,
+                                           s.reasoning_effort)
 
     @property
     def labeller(self) -> str:
@@ -213,9 +223,21 @@ class LLMJudge:
     @property
     def parameters(self) -> dict[str, Any]:
         """Every decoding parameter sent with a call (part of the cache key)."""
-        return {"temperature": self.settings.temperature, "max_tokens": self.settings.max_tokens}
+        return dict(self.decoding.parameters)
+
+    @property
+    def decoding_note(self) -> str | None:
+        """For a reasoning model, what it is sent and why (the CLI says it once)."""
+        return self.decoding.why
+
+    def messages(self, request: JudgeRequest) -> list[dict[str, str]]:
+        """The chat messages of one request, exactly as they are handed to litellm."""
+        return self.template.render(request.query, request.passage)
 
     def describe(self) -> dict[str, Any]:
+        reasoning = (
+            {"reasoning": {"effort": self.decoding.effort}} if self.decoding.reasoning else {}
+        )
         return {
             "judge": "llm",
             "model": self.settings.model,
@@ -225,6 +247,7 @@ class LLMJudge:
             "parser_version": PARSER_VERSION,
             "timeout_s": self.settings.timeout,
             "client": f"litellm {version('litellm')}",
+            **reasoning,
         }
 
     def cache_key(self, request: JudgeRequest) -> str:
@@ -260,32 +283,53 @@ class LLMJudge:
         return count_tokens(self.template.system) + MESSAGE_OVERHEAD
 
     def _input_tokens(self, request: JudgeRequest) -> int:
-        user = self.template.render(request.query, request.passage)[1]["content"]
+        user = self.messages(request)[1]["content"]
         return self._system_tokens + count_tokens(user) + MESSAGE_OVERHEAD + 3
 
-    def price(self, tokens_in: float, tokens_out: float) -> float | None:
-        """USD for these token counts from litellm's price map; None when the model is unknown."""
+    def price(self, tokens_in: float, tokens_out: float, reasoning: float = 0) -> float | None:
+        """USD for these token counts (`reasoning` of the output tokens spent reasoning) by
+        litellm's cost calculation; None when the model is unknown."""
+        from litellm.types.utils import CompletionTokensDetailsWrapper, Usage
+
+        details = CompletionTokensDetailsWrapper(reasoning_tokens=round(reasoning))
+        usage = Usage(prompt_tokens=round(tokens_in), completion_tokens=round(tokens_out),
+                      total_tokens=round(tokens_in) + round(tokens_out),
+                      completion_tokens_details=details if reasoning else None)
+        return self._cost(usage)
+
+    def _cost(self, usage: Any) -> float | None:
+        """USD for a reply's usage (reasoning tokens included); None when it cannot be priced."""
         litellm = load_litellm()
+        tokens_in = getattr(usage, "prompt_tokens", None)
+        tokens_out = getattr(usage, "completion_tokens", None)
+        if not (isinstance(tokens_in, int) and isinstance(tokens_out, int)):
+            return None
         try:
             cost_in, cost_out = litellm.cost_per_token(
-                model=self.settings.model,
-                prompt_tokens=round(tokens_in),
-                completion_tokens=round(tokens_out),
+                model=self.settings.model, prompt_tokens=tokens_in, completion_tokens=tokens_out,
+                usage_object=usage,
             )
         except Exception:  # ModelNotMappedError and kin: the price is not known
             return None
         return float(cost_in) + float(cost_out)
 
     def estimate(self, requests: Sequence[JudgeRequest]) -> Estimate:
+        n, cap = len(requests), self.decoding.output_cap
+        thinking = (min(cap, TYPICAL_REASONING_TOKENS[self.decoding.effort]) * n
+                    if self.decoding.reasoning else 0)
         tokens_in = sum(self._input_tokens(r) for r in requests)
-        tokens_out = TYPICAL_OUTPUT_TOKENS * len(requests)
-        worst_in = tokens_in * INPUT_MARGIN + 16 * len(requests)
+        tokens_out = TYPICAL_OUTPUT_TOKENS * n + thinking
+        worst_in = tokens_in * INPUT_MARGIN + 16 * n
+        worst = [self.price(worst_in, cap * n)]
+        if self.decoding.reasoning:  # the reasoning rate may be above the output rate
+            worst.append(self.price(worst_in, cap * n, cap * n))
+        known = [w for w in worst if w is not None]
         return Estimate(
-            requests=len(requests),
+            requests=n,
             tokens_in=tokens_in,
             tokens_out=tokens_out,
-            cost=self.price(tokens_in, tokens_out),
-            max_cost=self.price(worst_in, self.settings.max_tokens * len(requests)),
+            cost=self.price(tokens_in, tokens_out, thinking),
+            max_cost=max(known) if known else None,
         )
 
     async def aclose(self) -> None:
@@ -299,7 +343,7 @@ class LLMJudge:
         litellm = load_litellm()
         kwargs: dict[str, Any] = {
             "model": self.settings.model,
-            "messages": self.template.render(request.query, request.passage),
+            "messages": self.messages(request),
             "timeout": self.settings.timeout,
             "num_retries": 0,
             "max_retries": 0,
@@ -319,24 +363,24 @@ class LLMJudge:
         usage = getattr(response, "usage", None)
         tokens_in = getattr(usage, "prompt_tokens", None)
         tokens_out = getattr(usage, "completion_tokens", None)
-        cost = (
-            self.price(tokens_in, tokens_out)
-            if isinstance(tokens_in, int) and isinstance(tokens_out, int)
-            else None
-        )
+        finish = getattr(choices[0], "finish_reason", None) if choices else None
         parsed = parse_grade(content if isinstance(content, str) else None)
+        thought = reasoning_of(message)
+        problem = parse_problem(parsed.problem, content, thought, finish)
         return JudgeAnswer(
             status="ok" if parsed.ok else "unparsed",
             grade=parsed.grade,
             raw_output=content if isinstance(content, str) else None,
             tokens_in=tokens_in if isinstance(tokens_in, int) else None,
             tokens_out=tokens_out if isinstance(tokens_out, int) else None,
-            cost=cost,
+            cost=self._cost(usage),
             latency_s=latency,
             provenance={
                 "parse": parsed.method,
-                "parse_problem": parsed.problem,
-                "finish_reason": getattr(choices[0], "finish_reason", None) if choices else None,
+                "parse_problem": problem,
+                "finish_reason": finish,
+                "reasoning_tokens": reasoning_tokens(usage),
+                "reasoning_chars": len(thought) if thought is not None else None,
                 "response_model": getattr(response, "model", None),
                 "response_id": getattr(response, "id", None),
             },

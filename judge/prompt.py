@@ -123,3 +123,18 @@ def load_template(name_or_path: str = DEFAULT_TEMPLATE) -> Template:
         )
     text = packaged.read_text(encoding="utf-8")
     return _parse(text, name_or_path, f"judge/prompts/{packaged.name}")
+
+
+def templates() -> list[Template]:
+    """The packaged templates, by name (what `judgepool prompt list` shows)."""
+    return [load_template(p.stem) for p in sorted(PROMPTS_DIR.glob("*.txt"))]
+
+
+def template_text(name_or_path: str = DEFAULT_TEMPLATE) -> tuple[Template, str]:
+    """A template and its file's text, as it is hashed (what `judgepool prompt show` prints: a
+    copy of it, edited and given a new version, is a template of one's own)."""
+    loaded = load_template(name_or_path)
+    path = Path(name_or_path)
+    if not (path.suffix == ".txt" or path.parent != Path(".")):
+        path = PROMPTS_DIR / f"{name_or_path}.txt"
+    return loaded, path.read_text(encoding="utf-8")

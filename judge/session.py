@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from judgepool.judge.loop_state import LoopStats, ProgressSink
     from judgepool.pooling.pool import PoolSummary
 
-_LLM_ONLY = ("api_base", "temperature", "max_tokens", "template")
+_LLM_ONLY = ("api_base", "temperature", "max_tokens", "template", "reasoning_effort")
 
 
 @dataclass(frozen=True)
@@ -54,6 +54,7 @@ class JudgeSettings:
     query_tokens: int = 1024
     max_chunks: int = 3
     template: str | None = None
+    reasoning_effort: str | None = None  # low | medium | high (reasoning models)
 
 
 @dataclass(frozen=True)
@@ -79,6 +80,7 @@ def judge_options(model: str, settings: JudgeSettings) -> dict[str, Any]:
         "max_tokens": settings.max_tokens,
         "template": settings.template,
         "timeout": settings.timeout,
+        "reasoning_effort": settings.reasoning_effort,
     }
     chosen = {k: v for k, v in given.items() if v is not None}
     if is_offline(model):

@@ -4,7 +4,9 @@
     db = jp.open("eval.duckdb")
     db.ingest_qrels("qrels.txt"); db.ingest_run("bm25.trec"); db.ingest_run("splade.trec")
     db.judge("offline")                       # fill the holes of the pool
+    db.render_prompt("q1", "d7", model="openai/gpt-4o-mini").messages   # what a judge sends
     db.compare("bm25", "splade").deltas       # a polars DataFrame
+    jp.doctor(model="openai/gpt-4o-mini").ok  # keys, price, offline model, schema, cache
 
 The front door (`open`, `Database` and the results it returns) is imported on first use, so that
 `import judgepool` and the `judgepool` command stay fast. The parts live in the repository's
@@ -20,6 +22,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from judgepool import errors
     from judgepool.database import Database, open
+    from judgepool.diagnosis import doctor
+    from judgepool.judge.prompt import templates
     from judgepool.results import Comparison, Evaluation, JudgeReport, Pool
 
 _LAZY = {
@@ -29,9 +33,12 @@ _LAZY = {
     "Evaluation": "judgepool.results",
     "Comparison": "judgepool.results",
     "JudgeReport": "judgepool.results",
+    "doctor": "judgepool.diagnosis",
+    "templates": "judgepool.judge.prompt",
 }
 
-__all__ = ["Comparison", "Database", "Evaluation", "JudgeReport", "Pool", "errors", "open"]
+__all__ = ["Comparison", "Database", "Evaluation", "JudgeReport", "Pool", "doctor", "errors",
+           "open", "templates"]
 
 
 def __getattr__(name: str) -> Any:

@@ -29,6 +29,7 @@ from judgepool.results import Comparison, Evaluation, JudgeReport, Pool
 if TYPE_CHECKING:
     import polars as pl
 
+    from judgepool.judge.render import RenderedPrompt
     from judgepool.judge.session import JudgeSettings
     from judgepool.metrics.measures import Measure
     from judgepool.pooling.ingest_labels import QrelsIngested
@@ -211,7 +212,8 @@ class Database:
 
         `limits` are the judge command's other options as keywords: api_base, all_queries,
         concurrency, max_cost, max_calls, timeout, retries, temperature, max_tokens, template,
-        passage_tokens, query_tokens, max_chunks. A judge that cannot run (no key, no quota, an
+        reasoning_effort (low | medium | high, for reasoning models), passage_tokens,
+        query_tokens, max_chunks. A judge that cannot run (no key, no quota, an
         unknown model) raises; holes that failed or a cap that stopped the run are in the
         report's `problem` (the error the CLI exits with), never silent.
 
@@ -270,6 +272,25 @@ class Database:
         labeller = session.judge.labeller if session.judge is not None else session.model
         return JudgeReport(labeller, len(session.plan.holes), stats, before, after,
                            ending(stats, settings))  # fmt: skip
+
+    def render_prompt(
+        self, qid: str, doc_id: str, level: str = "chunk", model: str | None = None,
+        **options: Any,
+    ) -> RenderedPrompt:
+        """The exact prompt a judge sends for (qid, doc_id): its messages after normalisation,
+        truncation and fencing, and with `model` the cache key and the request body litellm
+        sends (`judgepool prompt render`; judge/render.py). `options` as for `judge`:
+        template, runs, passage_tokens, max_chunks, query_tokens, temperature, max_tokens,
+        reasoning_effort. No call is made."""
+        from judgepool.judge.render import OPTIONS, render_prompt
+
+        unknown = sorted(set(options) - set(OPTIONS))
+        if unknown:
+            raise UsageError(f"unknown prompt option(s): {', '.join(unknown)}",
+                             f"use {', '.join(OPTIONS)}")
+        if "runs" in options:
+            options["runs"] = tuple(_names(options["runs"]))
+        return render_prompt(self.store, qid, doc_id, level, model=model, **options)
 
     # -- measures ---------------------------------------------------------------------------
 

@@ -284,3 +284,21 @@ class Store:
         """The schema version recorded in the file."""
         with self.read() as con:
             return _applied_version(con)
+
+    def recorded_version(self) -> int:
+        """The schema version recorded in the file, read without upgrading it (0: an empty
+        file, nothing ingested yet); what `judgepool doctor` reports. A DuckDB file of another
+        application is a DatabaseError, as everywhere."""
+        if not self.exists():
+            raise DatabaseError(
+                f"no database at {self.path}",
+                "create it with `judgepool ingest ...`, or point --db / JUDGEPOOL_DB at it",
+            )
+        with _registry_cond:  # no thread of this process opens the file meanwhile
+            shared = _registry.get(self._key)
+            con = shared.con.cursor() if shared is not None else _open(self.path, True)
+            try:
+                _check_ours(con, self.path, create=True)
+                return _applied_version(con)
+            finally:
+                con.close()

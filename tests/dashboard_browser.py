@@ -12,7 +12,6 @@ from __future__ import annotations
 import base64
 import json
 import os
-import shutil
 import signal
 import socket
 import subprocess
@@ -26,8 +25,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+# The browser `judgepool doctor` reports is the one these tests drive.
+from judgepool.diagnosis import find_chromium as find_chromium
+
 REPO = Path(__file__).resolve().parent.parent
-BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable", "chrome")
 CHROMIUM_FLAGS = (
     "--headless=new",
     "--no-sandbox",
@@ -50,18 +51,6 @@ DRAWN = """(() => {
   const loading = document.querySelector('[data-testid="stSkeleton"]');
   return text.includes(%s) && !running && !loading && charts.length >= %d && painted;
 })()"""
-
-
-def find_chromium() -> str | None:
-    """The first Chromium-like browser on PATH (or $JUDGEPOOL_CHROMIUM)."""
-    explicit = os.environ.get("JUDGEPOOL_CHROMIUM")
-    if explicit:
-        return explicit if Path(explicit).exists() else None
-    for name in BROWSERS:
-        found = shutil.which(name)
-        if found:
-            return found
-    return None
 
 
 def free_port() -> int:

@@ -51,7 +51,9 @@ def cli(ctx: click.Context, db: str | None) -> None:
 def _register() -> None:
     """Add the subcommands (one module per group of verbs; each imports only what is light)."""
     from judgepool.ui.commands import data, demo, evaluate, export, info, labels, pool, serve
+    from judgepool.ui.commands import doctor as doctor_command
     from judgepool.ui.commands import judge as judge_command
+    from judgepool.ui.commands import prompt as prompt_command
 
     cli.add_command(data.ingest)
     cli.add_command(pool.pool)
@@ -65,6 +67,8 @@ def _register() -> None:
     cli.add_command(export.export)
     cli.add_command(serve.ui)
     cli.add_command(demo.demo)
+    cli.add_command(prompt_command.prompt)
+    cli.add_command(doctor_command.doctor)
 
 
 _register()

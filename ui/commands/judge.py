@@ -78,12 +78,23 @@ from judgepool.ui.options import (
     show_default=True,
     help="Retries per pair after 5xx, timeouts and connection errors.",
 )
-@click.option("--temperature", type=float, default=None, help="Sampling temperature [0].")
+@click.option(
+    "--temperature",
+    type=float,
+    default=None,
+    help="Sampling temperature [0; a reasoning model: 0 if it takes it, else 1].",
+)
 @click.option(
     "--max-tokens",
     type=click.IntRange(min=1),
     default=None,
-    help="Output token cap per call [256].",
+    help="Output token cap per call, reasoning included [256; a reasoning model: 8192].",
+)
+@click.option(
+    "--reasoning-effort",
+    type=click.Choice(["low", "medium", "high"]),
+    default=None,
+    help="Reasoning models: the effort asked for (part of the cache key) [the provider's].",
 )
 @click.option(
     "--passage-tokens",
@@ -135,6 +146,7 @@ def judge(
     retries: int,
     temperature: float | None,
     max_tokens: int | None,
+    reasoning_effort: str | None,
     passage_tokens: int,
     query_tokens: int,
     max_chunks: int,
@@ -164,7 +176,7 @@ def judge(
         all_queries=all_queries, concurrency=concurrency, max_cost=max_cost,
         max_calls=max_calls, timeout=timeout, retries=retries, temperature=temperature,
         max_tokens=max_tokens, passage_tokens=passage_tokens, query_tokens=query_tokens,
-        max_chunks=max_chunks, template=template,
+        max_chunks=max_chunks, template=template, reasoning_effort=reasoning_effort,
     )  # fmt: skip
     session = prepare(store, settings)
     if session.why:
@@ -178,8 +190,11 @@ def judge(
         f"judge: {session.judge.labeller}; {len(plan.holes)} holes at depth {depth} ({level} "
         f"level, {len(before.runs)} run{'' if len(before.runs) == 1 else 's'})"
     )
+    if reasoning := getattr(session.judge, "decoding_note", None):
+        note(reasoning)
     if dry_run:
-        max_out = session.judge.describe().get("parameters", {}).get("max_tokens")
+        chosen = session.judge.describe().get("parameters", {})
+        max_out = chosen.get("max_tokens") or chosen.get("max_completion_tokens")
         print_forecast(forecast(store, session), max_out, session.model)
         print_judged(before, None)
         return

@@ -17,6 +17,7 @@ import streamlit as st
 from judgepool.pooling.errors import JudgepoolError
 from judgepool.ui.dashboard import data
 from judgepool.ui.dashboard.audit_parts import agreement_panel, label_detail, sample_panel
+from judgepool.ui.dashboard.prompt_view import show_prompt
 from judgepool.ui.dashboard.view import View, md, render_page, safe_version, show_error
 
 PAIR = "audit_pair"
@@ -170,6 +171,7 @@ def pair_view(view: View, version: data.Version, pair: tuple[str, str]) -> None:
     st.caption(f"Labels ({len(detail.labels)}, newest first)")
     for label in detail.labels:
         label_detail(label, label.id == detail.effective_id)
+    show_prompt(view, qid, doc_id)
     with st.form("audit_override_form"):
         st.caption("Override: your grade, stored as a human label (it becomes the effective one)")
         st.radio(
