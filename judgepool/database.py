@@ -59,11 +59,25 @@ class Database:
 
     # -- ingest ---------------------------------------------------------------------------
 
-    def ingest_queries(self, src: Source, format: str | None = None) -> TextsIngested:
-        """Queries from a TSV `qid<TAB>text` or JSONL file (README: Formats)."""
+    def ingest_queries(
+        self, src: Source, format: str | None = None, groups: Source | None = None
+    ) -> TextsIngested:
+        """Queries from a TSV `qid<TAB>text` or JSONL file (README: Formats), with their groups
+        from a `group` column/key or from `groups`, a `qid<TAB>group` file (README: Query
+        groups)."""
         from judgepool.pooling.ingest_texts import ingest_queries
 
-        return ingest_queries(self.store, Path(src), format)
+        return ingest_queries(self.store, Path(src), format, None if groups is None else
+                              Path(groups))  # fmt: skip
+
+    def query_groups(self) -> pl.DataFrame:
+        """Every query-group membership: qid, group."""
+        import polars as pl
+
+        from judgepool.pooling.groups import membership_rows
+
+        return pl.DataFrame(membership_rows(self.store), schema={"qid": pl.String,
+                            "group": pl.String}, orient="row")  # fmt: skip
 
     def ingest_docs(self, src: Source, format: str | None = None) -> TextsIngested:
         """Passages or chunks (doc_id, text, title?, parent_id?) from JSONL or TSV."""
