@@ -165,6 +165,15 @@ def read_queries(path: Path, fmt: str) -> QueryFile:
             if not rows and header is None and (found := _tsv_header(fields)) is not None:
                 header, grouped = found, "group" in found
                 continue
+            if not rows and header is None and fields[0] in QID_KEYS:
+                raise InputError(
+                    path,
+                    f"the first line looks like a header row, but its columns "
+                    f"({', '.join(fields)}) are not an id, a text and maybe a group",
+                    number,
+                    hint=f"name the columns {QID_KEYS[0]}, text and (optionally) {GROUP_KEY}, "
+                    "or drop the header row",
+                )
             if header is None:
                 if len(fields) < 2:
                     raise InputError(

@@ -131,3 +131,28 @@ def test_the_library_sets_and_checks_floors(db: None) -> None:
     with pytest.raises(jp.errors.UnderFloorError) as caught:
         weak.raise_for_floors()
     assert caught.value.exit_code == 5
+
+
+def test_a_database_of_an_older_schema_gains_the_tables(tmp_path: Path) -> None:
+    """Migrations query_groups and floors apply to a database written before them."""
+    import duckdb
+
+    from judgepool.pooling.schema import MIGRATIONS, SCHEMA_VERSION
+    from judgepool.pooling.store import utcnow
+
+    path = tmp_path / "old.duckdb"
+    con = duckdb.connect(str(path))
+    con.execute("CREATE TABLE schema_migrations (version INTEGER NOT NULL, name VARCHAR NOT NULL, "
+                "applied_at TIMESTAMP NOT NULL)")  # fmt: skip
+    first = min(m.version for m in MIGRATIONS if m.name in ("query_groups", "floors"))
+    for migration in MIGRATIONS:
+        if migration.version < first:  # what a database had before them
+            con.execute(migration.sql)
+            con.execute("INSERT INTO schema_migrations VALUES (?, ?, ?)",
+                        [migration.version, migration.name, utcnow()])  # fmt: skip
+    con.close()
+    database = jp.open(path)
+    assert database.floors().height == 0 and database.query_groups().height == 0
+    assert Store(path).schema_version() == SCHEMA_VERSION
+    database.set_floors({"nDCG@10": 0.5})
+    assert database.floors()["measure"].to_list() == ["nDCG@10"]

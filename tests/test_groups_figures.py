@@ -25,10 +25,11 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
+import jsonschema
 import pytest
 
 import judgepool as jp
-from tests.conftest import CliResult
+from tests.conftest import REPO, CliResult
 
 Cli = Callable[..., CliResult]
 Writer = Callable[[str, str | bytes], Path]
@@ -81,6 +82,10 @@ def test_compare_by_group_by_hand(db: None, cli: Cli) -> None:
     assert mixed["too_small"] is True and mixed["p_holm"] == 1.0
     assert (single["n"], single["delta"], single["ci95"], single["p"]) == (1, 1.0, [1.0, 1.0], 1.0)
     assert single["too_small"] is True and single["significant"] is False
+    schema = json.loads((REPO / "docs" / "report.schema.json").read_text(encoding="utf-8"))
+    jsonschema.validate(report, schema)
+    evaluated = cli("eval", "--measure", "nR@10", "--by", "group", "--format", "json")
+    jsonschema.validate(json.loads(evaluated.out), schema)
     # The overall comparison keeps its own Holm family: --by group changes nothing of it.
     plain = cli("compare", "base", "cand", "--measure", "nR@10", "--format", "json")
     assert json.loads(plain.out)["comparisons"] == report["comparisons"]

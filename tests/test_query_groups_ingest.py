@@ -93,6 +93,8 @@ def test_a_bad_groups_file_is_refused_and_nothing_is_written(
         ("t.tsv", "qid\ttext\tgroup\nq1\tfirst\ta,,b\n", "line 2: empty group name"),
         ("t.tsv", "qid\ttext\tgroup\nq1\tfirst\ta,a\n", "group 'a' is listed twice on this line"),
         ("t.tsv", "qid\ttext\tgroup\n", "the file has no entries (only a header row)"),
+        ("t.tsv", "qid\ttext\tlang\nq1\tfirst\ten\n", "line 1: the first line looks like a "
+         "header row, but its columns (qid, text, lang)"),
         ("t.jsonl", '{"qid": "q1", "text": "x", "group": 3}\n', "'group' must be a string or a "
          "list of strings, found int 3"),
         ("t.jsonl", '{"qid": "q1", "text": "x", "group": ["a", 1]}\n', "found list"),

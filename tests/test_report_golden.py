@@ -138,3 +138,22 @@ def test_report_never_writes_over_what_it_was_not_asked_to(
     assert done.code == 2 and "refusing to write onto" in done.err and "--html" in done.err
     assert db.read_bytes() == before and (tmp_path / "keep.txt").read_text() == "keep"
     assert (tmp_path / "folder").is_dir() and other.read_bytes() == before
+
+
+def test_names_are_shown_as_text_never_as_markup(cli: Cli, write: Callable[..., Path]) -> None:
+    """A group or run name that looks like markup is escaped in both reports."""
+    topics = write("t.tsv", "q1\tone\nq2\ttwo\n")
+    groups = write("g.tsv", "q1\t<b>x</b>|*y*\nq2\t<b>x</b>|*y*\n")
+    qrels = write("qrels.txt", "q1 0 a 2\nq1 0 b 0\nq2 0 c 2\nq2 0 d 0\n")
+    for args in (("ingest", "queries", topics, "--groups", groups), ("ingest", "qrels", qrels),
+                 ("ingest", "run", write("a.trec", "q1 Q0 a 1 2 a\nq1 Q0 b 2 1 a\nq2 Q0 c 1 1 a\n"),
+                  "--name", "<i>a</i>"),
+                 ("ingest", "run", write("b.trec", "q1 Q0 b 1 2 b\nq2 Q0 d 1 1 b\n"))):
+        assert cli(*args).code == 0  # fmt: skip
+    md = cli("compare", "<i>a</i>", "b", "--by", "group", "--format", "markdown").out
+    assert "\\<b\\>x\\</b\\>\\|\\*y\\*" in md and "<b>" not in md
+    assert "baseline \\<i\\>a\\</i\\>" in md  # (the command block quotes it for the shell)
+    out = write("r.html", "")
+    assert cli("report", "<i>a</i>", "b", "--by", "group", "--html", out).code == 0
+    html = out.read_text(encoding="utf-8")
+    assert "&lt;b&gt;x&lt;/b&gt;|*y*" in html and "<b>" not in html and "<i>" not in html
