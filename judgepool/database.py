@@ -7,6 +7,8 @@
     db.pool(depth=10).summary                # polars: judged@10 and holes per run
     db.judge("offline", depth=10)            # fill the holes (any litellm model string works)
     db.compare("bm25", ["splade"]).deltas    # polars: paired differences, CIs, Holm p
+    db.compare("bm25", "splade", fail_on="regression").failed_rules   # a CI gate
+    db.set_floors({"nR@10": 0.75}); db.check_floors("splade").ok     # floors that only rise
 
 The command line and the dashboard call these same functions. Reads and writes are short (see
 pooling/store.py): a notebook may keep `db` open while `judgepool judge` writes from a shell.
@@ -29,9 +31,12 @@ from judgepool.results import Comparison, Evaluation, JudgeReport, Pool
 if TYPE_CHECKING:
     import polars as pl
 
+    from judgepool.ci_results import FloorCheck
     from judgepool.judge.render import RenderedPrompt
     from judgepool.judge.session import JudgeSettings
     from judgepool.metrics.measures import Measure
+    from judgepool.metrics.regression import Rule
+    from judgepool.pooling.floors import FloorChange
     from judgepool.pooling.ingest_labels import QrelsIngested
     from judgepool.pooling.ingest_runs import RunIngested
     from judgepool.pooling.ingest_texts import TextsIngested
@@ -62,17 +67,34 @@ class Database:
     # -- ingest ---------------------------------------------------------------------------
 
     def ingest_queries(
-        self, src: Source | pl.DataFrame, format: str | None = None
+        self,
+        src: Source | pl.DataFrame,
+        format: str | None = None,
+        groups: Source | None = None,
     ) -> TextsIngested:
         """Queries from a TSV `qid<TAB>text` or JSONL file, or a DataFrame with columns qid and
-        text (README: Formats)."""
+        text (README: Formats), with their groups from a `group` column/key (a DataFrame's
+        `group` column holds a list of names or one name) or from `groups`, a `qid<TAB>group`
+        file (README: Query groups)."""
         from judgepool.pooling.ingest_texts import ingest_queries
 
+        group_path = None if groups is None else Path(groups)
         if isinstance(src, str | os.PathLike):
-            return ingest_queries(self.store, Path(src), format)
+            return ingest_queries(self.store, Path(src), format, group_path)
         return from_frame(
-            frame_of(src), ".jsonl", lambda p: ingest_queries(self.store, p, "jsonl", ORIGIN)
+            frame_of(src),
+            ".jsonl",
+            lambda p: ingest_queries(self.store, p, "jsonl", group_path, ORIGIN),
         )
+
+    def query_groups(self) -> pl.DataFrame:
+        """Every query-group membership: qid, group."""
+        import polars as pl
+
+        from judgepool.pooling.groups import membership_rows
+
+        return pl.DataFrame(membership_rows(self.store), schema={"qid": pl.String,
+                            "group": pl.String}, orient="row")  # fmt: skip
 
     def ingest_docs(self, src: Source | pl.DataFrame, format: str | None = None) -> TextsIngested:
         """Passages or chunks from JSONL or TSV, or a DataFrame with columns doc_id, text and
@@ -303,18 +325,23 @@ class Database:
         labeller: str | None = None,
         resamples: int = 10_000,
         seed: int | None = None,
+        by: str | None = None,
     ) -> Evaluation:
         """Measures (any ir-measures string; default nDCG@k, R(rel=3)@k, nR@k, Judged@k) of
-        `runs` (default: all) with 95% bootstrap intervals over the evaluation set."""
+        `runs` (default: all) with 95% bootstrap intervals over the evaluation set; `by="group"`
+        adds each query group's figures (`.groups`)."""
         from judgepool.metrics.bootstrap import DEFAULT_SEED
+        from judgepool.metrics.compare_report import check_by
         from judgepool.metrics.evaluate import evaluate
+        from judgepool.metrics.groups import group_means
 
+        members = check_by(by, self.store)
         result = evaluate(
             self.store, _names(runs) or None, level=level, labeller=labeller, k=k,
             measures=measures, resamples=resamples,
             seed=DEFAULT_SEED if seed is None else seed,
         )  # fmt: skip
-        return Evaluation(result)
+        return Evaluation(result, group_means(result, members) if by is not None else None)
 
     def compare(
         self,
@@ -328,23 +355,81 @@ class Database:
         force: bool = False,
         resamples: int = 10_000,
         seed: int | None = None,
+        fail_on: str | Rule | Sequence[str | Rule] | None = None,
+        by: str | None = None,
     ) -> Comparison:
         """Paired differences of `candidates` from `baseline` with 95% intervals, randomisation
         p-values and Holm's correction. Raises `GateRefusedError` (the CLI's exit code 3) when a
-        compared run's judged@k is under `gate`, unless `force` (then marked unreliable)."""
-        from judgepool.metrics.bootstrap import DEFAULT_SEED
-        from judgepool.metrics.compare import compare
+        compared run's judged@k is under `gate`, unless `force` (then marked unreliable).
 
-        result = compare(
-            self.store, baseline, _names(candidates), level=level, labeller=labeller, k=k,
-            measures=measures, resamples=resamples,
+        `fail_on`: CI rules, as `--fail-on` takes them ("regression", "regression=nDCG@10",
+        "any-change"): the result's `failed_rules`, `exit_code` and `raise_for_rules()` say
+        what they found. `by="group"`: the differences per query group (`.groups`). The
+        result's `to_markdown()` and `to_html()` are the CLI's reports."""
+        from judgepool.metrics.bootstrap import DEFAULT_SEED
+        from judgepool.metrics.compare_report import run_compare
+
+        report = run_compare(
+            self.store, baseline, _names(candidates), fail_on=fail_on, by=by, level=level,
+            labeller=labeller, k=k, measures=measures, resamples=resamples,
             seed=DEFAULT_SEED if seed is None else seed, gate=gate, force=force,
         )  # fmt: skip
-        error = result.error()
+        error = report.comparison.error()
         if error is not None:
-            error.comparison = Comparison(result)
+            error.comparison = Comparison(report.comparison, report)
             raise error
-        return Comparison(result)
+        return Comparison(report.comparison, report)
+
+    # -- floors -----------------------------------------------------------------------------
+
+    def set_floors(
+        self,
+        floors: dict[str, float | None] | Sequence[str],
+        level: str = "chunk",
+        *,
+        from_run: str | None = None,
+        lower: bool = False,
+        by: str | None = None,
+        note: str | None = None,
+        labeller: str | None = None,
+    ) -> list[FloorChange]:
+        """Record floors under measures' means: `{"nR@10": 0.75}`, or `["nR@10=0.75",
+        "R(rel=3)@10"]` where a measure without a value takes `from_run`'s current mean. A
+        floor only rises: lowering one raises `UsageError` (nothing written) unless `lower`."""
+        from judgepool.metrics.floors import set_floors
+
+        return set_floors(self.store, floors, level, from_run=from_run, lower=lower, by=by,
+                          note=note, labeller=labeller)  # fmt: skip
+
+    def floors(self, level: str | None = None, history: bool = False) -> pl.DataFrame:
+        """The floors in force (every setting ever made with `history`), with who and when."""
+        from judgepool.ci_results import floors_frame
+        from judgepool.pooling.floors import current_floors, floor_history
+
+        found = (floor_history if history else current_floors)(self.store, level)
+        return floors_frame(found)
+
+    def check_floors(
+        self,
+        run: str,
+        level: str = "chunk",
+        *,
+        lower_bound: bool = False,
+        labeller: str | None = None,
+        force: bool = False,
+        resamples: int = 10_000,
+        seed: int | None = None,
+    ) -> FloorCheck:
+        """`run` against every floor of `level`: its mean (or its 95% interval's lower end with
+        `lower_bound`); `.ok`, `.broken`, `.table`, `.exit_code` and `raise_for_floors()`."""
+        from judgepool.ci_results import FloorCheck
+        from judgepool.metrics.bootstrap import DEFAULT_SEED
+        from judgepool.metrics.floors import check_floors
+
+        return FloorCheck(check_floors(
+            self.store, run, level, lower_bound=lower_bound, labeller=labeller, force=force,
+            resamples=resamples, seed=DEFAULT_SEED if seed is None else seed,
+        ))  # fmt: skip
 
 
 def open(path: Source | None = None) -> Database:

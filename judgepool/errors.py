@@ -11,6 +11,8 @@
     │   └── HolesFailedError      some holes ended in error or unparsed (exit 4)
     │       └── NothingLabelledError  every hole attempted failed (exit 5)
     ├── GateRefusedError      a comparison refused: a run is under the judged@k gate (exit 3)
+    ├── RuleFailedError       a `fail_on` rule broken: a candidate is significantly worse (exit 4)
+    ├── UnderFloorError       a run's mean is under a floor (`check_floors`, exit 5)
     └── HostError             the machine refused: disk full, permission denied, read-only
 
 The CLI prints each as `error: <problem> — <hint>` and exits with `err.exit_code`.
@@ -27,6 +29,8 @@ from judgepool.pooling.errors import (
     JudgeError,
     JudgepoolError,
     NothingLabelledError,
+    RuleFailedError,
+    UnderFloorError,
     UnknownFormatError,
     UsageError,
 )
@@ -42,6 +46,8 @@ __all__ = [
     "JudgeError",
     "JudgepoolError",
     "NothingLabelledError",
+    "RuleFailedError",
+    "UnderFloorError",
     "UnknownFormatError",
     "UsageError",
 ]

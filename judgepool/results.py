@@ -16,7 +16,9 @@ if TYPE_CHECKING:
 
     from judgepool.judge.loop_state import LoopStats
     from judgepool.metrics.compare import Comparison as CompareResult
+    from judgepool.metrics.compare_report import CompareReport
     from judgepool.metrics.evaluate import Evaluation as EvaluateResult
+    from judgepool.metrics.groups import Groups
     from judgepool.pooling.errors import JudgepoolError
     from judgepool.pooling.pool import PoolSummary
 
@@ -86,6 +88,7 @@ class Evaluation:
     """Measures of runs: per-run means with 95% intervals, and every per-query value."""
 
     result: EvaluateResult
+    by_group: Groups | None = None  # `by="group"`: the figures of each query group
 
     @property
     def measures(self) -> list[str]:
@@ -163,18 +166,31 @@ class Evaluation:
             rows, {"run": pl.String, "judged": pl.Float64, "holes": pl.Int64, "missing": pl.Int64}
         )
 
+    @cached_property
+    def groups(self) -> pl.DataFrame:
+        """`by="group"`: one row per group, run and measure (n, mean, ci_low, ci_high,
+        too_small); empty without `by`."""
+        from judgepool.ci_results import group_means_frame
+        from judgepool.metrics.groups import Groups
+
+        return group_means_frame(self.by_group or Groups((), {}, 0, ()))
+
     def to_json(self) -> dict[str, Any]:
         """The same JSON object `judgepool eval --format json` prints."""
         from judgepool.metrics.report import evaluation_json
+        from judgepool.metrics.report_ci import groups_json
 
-        return evaluation_json(self.result)
+        extra = None if self.by_group is None else {"groups": groups_json(self.by_group)}
+        return evaluation_json(self.result, extra)
 
 
 @dataclass(frozen=True)
 class Comparison:
-    """Candidates against a baseline: paired differences with intervals, p and Holm p."""
+    """Candidates against a baseline: paired differences with intervals, p and Holm p; with
+    `fail_on` the rules' outcome, with `by="group"` the groups, and the reports."""
 
     result: CompareResult
+    report: CompareReport | None = None  # the verdicts, rules, groups and label sources
 
     @cached_property
     def evaluation(self) -> Evaluation:
@@ -236,8 +252,66 @@ class Comparison:
     def to_json(self) -> dict[str, Any]:
         """The same JSON object `judgepool compare --format json` prints."""
         from judgepool.metrics.report import comparison_json
+        from judgepool.metrics.report_ci import report_json_extra
 
-        return comparison_json(self.result)
+        extra = None if self.report is None else report_json_extra(self.report)
+        return comparison_json(self.result, extra)
+
+    def _report(self) -> CompareReport:
+        if self.report is None:
+            from judgepool.pooling.errors import UsageError
+
+            raise UsageError(
+                "this comparison carries no report", "make it with db.compare(...), which adds one"
+            )
+        return self.report
+
+    @property
+    def verdicts(self) -> dict[str, str]:
+        """candidate -> better, worse, mixed, no significant difference or refused."""
+        return {v.candidate: v.word for v in self._report().verdicts}
+
+    @property
+    def failed_rules(self) -> list[str]:
+        """The `fail_on` rules some candidate broke (empty: none, or no rule given)."""
+        rules = self._report().rules
+        return [] if rules is None else list(rules.failed_rules)
+
+    @property
+    def exit_code(self) -> int:
+        """What `judgepool compare` with the same options exits with: 0, 3 (refused by or forced
+        past the gate, with rules), 4 (a rule failed)."""
+        return self._report().exit_code
+
+    def raise_for_rules(self) -> None:
+        """Raise what the CLI exits with (`RuleFailedError`, or the gate's refusal), if any."""
+        error = self._report().error()
+        if error is not None:
+            raise error
+
+    @cached_property
+    def groups(self) -> pl.DataFrame:
+        """`by="group"`: one row per group, candidate and measure (n, delta, ci_low, ci_high, p,
+        p_holm over every group comparison, significant, too_small, unreliable)."""
+        from judgepool.ci_results import group_deltas_frame
+        from judgepool.metrics.groups import Groups
+
+        found = self.report.groups if self.report is not None else None
+        return group_deltas_frame(found or Groups((), {}, 0, ()))
+
+    def to_markdown(self) -> str:
+        """The report `judgepool compare --format markdown` prints (a PR comment, a CI step
+        summary)."""
+        from judgepool.metrics.report_markdown import to_markdown
+
+        return to_markdown(self._report())
+
+    def to_html(self, name: str = "report.html") -> str:
+        """The self-contained HTML report `judgepool report --html` writes (`name`: the file
+        name its reproducing command shows)."""
+        from judgepool.metrics.report_html import to_html
+
+        return to_html(self._report(), name)
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,9 @@ The JSON object (one per call) is::
                       "p", "p_holm", "significant", "unreliable"}],
      "refused": [{"run", "judged", "holes", "missing"}], "unreliable": bool,
      "gate": 0.9 | null, "judge_command": "..." | null,
-     "warnings": ["run 'x' returned nothing for 43 of 43 evaluation-set queries ...", ...]}
+     "warnings": ["run 'x' returned nothing for 43 of 43 evaluation-set queries ...", ...],
+     "verdicts": {CANDIDATE: "better" | ...} | null,   # compare, from metrics/report_ci.py:
+     "fail_on": {...} | null, "groups": {...} | null}   # --fail-on and --by group
 
 MEASURE names are ir-measures' ("nDCG@k", "R(rel=3)@k", "nR@k", "Judged@k", "RR@10" ...). A value
 that does not exist (a mean over no query, a query left out of a measure) is null, never 0. The
@@ -42,9 +44,9 @@ def _checked(report: dict[str, Any]) -> dict[str, Any]:
     return Report.model_validate(report).model_dump(mode="json")
 
 
-def evaluation_json(ev: Evaluation) -> dict[str, Any]:
-    """The JSON object of `judgepool eval`."""
-    return _checked(_evaluation_dict(ev))
+def evaluation_json(ev: Evaluation, extra: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The JSON object of `judgepool eval` (`extra`: the --by group keys, metrics.report_ci)."""
+    return _checked({**_evaluation_dict(ev), **(extra or {})})
 
 
 def _evaluation_dict(ev: Evaluation) -> dict[str, Any]:
@@ -98,8 +100,9 @@ def delta_json(d: Delta) -> dict[str, Any]:
     }
 
 
-def comparison_json(cmp: Comparison) -> dict[str, Any]:
-    """The JSON object of `judgepool compare` (printed on a refusal too, with `refused` filled)."""
+def comparison_json(cmp: Comparison, extra: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The JSON object of `judgepool compare` (printed on a refusal too, with `refused` filled);
+    `extra`: the verdicts, --fail-on and --by group keys (metrics.report_ci)."""
     out = _evaluation_dict(cmp.evaluation)
     out["comparisons"] = [delta_json(d) for d in cmp.deltas]
     out["refused"] = [
@@ -109,7 +112,7 @@ def comparison_json(cmp: Comparison) -> dict[str, Any]:
     out["unreliable"] = cmp.unreliable
     out["gate"] = cmp.gate
     out["judge_command"] = cmp.command
-    return _checked(out)
+    return _checked({**out, **(extra or {})})
 
 
 SUMMARY_HEADERS = (

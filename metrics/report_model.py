@@ -59,6 +59,74 @@ class RefusedReport(_Strict):
     missing: int
 
 
+class BreachReport(_Strict):
+    """A comparison that breaks a --fail-on rule."""
+
+    rule: str
+    candidate: str
+    measure: str
+    delta: float
+    ci95: Pair | None
+    p_holm: float
+
+
+class FailOnReport(_Strict):
+    """`compare --fail-on`: the rules, the measures each watches, and which failed."""
+
+    rules: list[str]
+    watched: dict[str, list[str]] = Field(description="rule -> the measures it watches")
+    failed_rules: list[str] = Field(description="the rules at least one comparison broke")
+    breaches: list[BreachReport]
+    unreliable: bool = Field(description="forced past the gate: decided nothing (exit 3)")
+    exit_code: int = Field(description="0 every rule held, 3 refused or forced, 4 a rule failed")
+
+
+class GroupMeanReport(_Strict):
+    """One run's mean on one measure over one group's queries."""
+
+    group: str
+    run: str
+    measure: str
+    n: int
+    mean: float | None
+    ci95: Pair | None
+    too_small: bool | None = Field(
+        description="half the interval at least the spread of the runs' overall means, or "
+        "under 2 queries; null: one run, no effect to resolve"
+    )
+
+
+class GroupDeltaReport(_Strict):
+    """One paired difference over one group's queries."""
+
+    group: str
+    baseline: str
+    candidate: str
+    measure: str
+    n: int
+    delta: float | None
+    ci95: Pair | None
+    p: float | None
+    p_holm: float | None = Field(description="Holm over every group x candidate x measure test")
+    significant: bool
+    too_small: bool | None = Field(
+        description="half the interval at least |the overall delta|, or under 2 queries; "
+        "null: an overall delta of 0, no effect to resolve"
+    )
+    unreliable: bool
+
+
+class GroupsReport(_Strict):
+    """`--by group`: the figures of every query group."""
+
+    by: Literal["group"]
+    queries: dict[str, int] = Field(description="group -> its evaluation-set queries")
+    ungrouped: int = Field(description="evaluation-set queries in no group")
+    means: list[GroupMeanReport]
+    comparisons: list[GroupDeltaReport]
+    tests: int = Field(description="the size of the groups' Holm family")
+
+
 class Report(_Strict):
     """The whole report (`eval`: no comparisons and no gate; `compare`: both)."""
 
@@ -77,3 +145,10 @@ class Report(_Strict):
     gate: float | None
     judge_command: str | None = Field(description="the command that fills the holes, if any")
     warnings: list[str]
+    verdicts: dict[str, str] | None = Field(
+        default=None,
+        description="compare: candidate -> better, worse, mixed, no significant difference or "
+        "refused",
+    )
+    fail_on: FailOnReport | None = Field(default=None, description="compare --fail-on")
+    groups: GroupsReport | None = Field(default=None, description="--by group")

@@ -15,6 +15,8 @@ The CLI prints `error: <problem> — <hint>` and exits with `exit_code`; library
     │   └── HolesFailedError      some holes ended in error or unparsed (4)
     │       └── NothingLabelledError  every hole attempted failed (5)
     ├── GateRefusedError      a comparison refused because a run's judged@k is under the gate
+    ├── RuleFailedError       `compare --fail-on`: a candidate broke a rule (4)
+    ├── UnderFloorError       `floors check`: a run's mean is under a floor (5)
     └── HostError             the machine refused: disk full, permission denied, read-only ...
 """
 
@@ -110,6 +112,19 @@ class GateRefusedError(JudgepoolError):
 
     exit_code = 3
     comparison: Any = None
+
+
+class RuleFailedError(JudgepoolError):
+    """`compare --fail-on RULE`: a candidate is significantly worse (or, for any-change,
+    different) on a watched measure (exit code 4)."""
+
+    exit_code = 4
+
+
+class UnderFloorError(JudgepoolError):
+    """`floors check`: a run's mean (or its interval's lower end) is under a floor (exit 5)."""
+
+    exit_code = 5
 
 
 class HostError(JudgepoolError):

@@ -1,6 +1,8 @@
 """Ingest query texts and passage (doc or chunk) texts, each file in one transaction.
 
-Ingesting an id that is already present replaces its row (the file is the newer truth). Passage
+Ingesting an id that is already present replaces its row (the file is the newer truth); the
+queries a file gives groups for (a group column, or `groups=` a `qid<TAB>group` file) get
+exactly those groups, in the same transaction (pooling/groups.py). Passage
 texts get their content hash here, once, so the judge and the offline judge can recognise the same
 text under another id (after a re-chunking) without re-reading it. A file is parsed and checked
 before the database's write lock is taken: queries into memory, passages (which can be many
@@ -16,8 +18,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from judgepool.pooling.errors import UsageError
 from judgepool.pooling.formats import check_readable, detect_format
-from judgepool.pooling.readers import DocRow, iter_docs, read_queries
+from judgepool.pooling.groups import check_known, replace_groups
+from judgepool.pooling.query_files import read_group_file, read_queries
+from judgepool.pooling.readers import DocRow, iter_docs
 from judgepool.pooling.sniff import wrong_kind_hints
 from judgepool.pooling.sql import one, registered
 from judgepool.pooling.store import Store, utcnow
@@ -39,20 +44,41 @@ class TextsIngested:
     replaced: int
     without_text: int = 0
     with_parent: int = 0
+    memberships: int = 0  # query-group memberships written (queries only)
+    groups: int = 0  # distinct groups among them
+    groups_from: str | None = None  # the file the groups came from, when any did
 
 
 def ingest_queries(
-    store: Store, path: str | Path, fmt: str | None = None, origin: str | None = None
+    store: Store,
+    path: str | Path,
+    fmt: str | None = None,
+    groups: str | Path | None = None,
+    origin: str | None = None,
 ) -> TextsIngested:
-    """Store the queries of a topics file (TSV `qid<TAB>text` or JSONL); `origin` is what the
-    database records as their source (default: the resolved path)."""
+    """Store the queries of a topics file (TSV `qid<TAB>text`, TSV with a header, or JSONL),
+    with their groups from the file's group column or from `groups` (a `qid<TAB>group` file);
+    `origin` is what the database records as their source (default: the resolved path).
+
+    Both files are read and checked before anything is written; then the texts and the groups go
+    in one transaction: all of it or nothing."""
     import pyarrow as pa
 
     path = Path(path)
     check_readable(path)
     with wrong_kind_hints(path, "queries"):
         fmt = detect_format(path, "queries", fmt)
-        rows = read_queries(path, fmt)
+        found = read_queries(path, fmt)
+    rows, memberships, groups_from = found.rows, found.groups, path
+    if groups is not None:
+        groups_from = Path(groups)
+        if memberships is not None:
+            raise UsageError(
+                f"{path} has a group column and --groups {groups_from} gives groups too",
+                "give the groups once: in the queries file or in --groups",
+            )
+        check_readable(groups_from)
+        memberships = read_group_file(groups_from)
     table = pa.table({"qid": [q for q, _ in rows], "text": [t for _, t in rows]})
     with store.write(create=True) as con, registered(con, "_queries_arrow", table):
         (replaced,) = one(
@@ -63,7 +89,22 @@ def ingest_queries(
             "INSERT INTO queries SELECT qid, text, $src, $now FROM _queries_arrow",
             {"src": origin or str(path.resolve()), "now": utcnow()},
         )
-    return TextsIngested(origin or str(path), fmt, len(rows), int(replaced))
+        if memberships is None:
+            return TextsIngested(origin or str(path), fmt, len(rows), int(replaced))
+        if groups is not None:  # a group file names the queries whose groups it replaces
+            check_known(con, groups_from, memberships)
+            qids = [m.qid for m in memberships]
+        else:  # a group column: every query of the file gets the groups it lists, maybe none
+            qids = [q for q, _ in rows]
+        where = str(groups_from) if groups is not None else (origin or str(path))
+        recorded = str((groups_from if groups is not None else path).resolve())
+        if groups is None and origin is not None:
+            recorded = origin
+        done = replace_groups(con, qids, memberships, recorded)
+    return TextsIngested(
+        origin or str(path), fmt, len(rows), int(replaced), memberships=done.memberships,
+        groups=done.groups, groups_from=where,
+    )  # fmt: skip
 
 
 def _doc_batch(batch: list[DocRow]) -> pa.RecordBatch:

@@ -68,10 +68,12 @@ def check_target(
     protect: Sequence[Path] = (),
     what: str = "-o",
     command: str = "judgepool export qrels",
+    example: str = "qrels.txt",
 ) -> Path:
     """Refuse a target that must not be replaced (see the module docstring); `protect` names
     the database in use (its write-ahead log is protected with it). `what` is the option that
-    named the file and `command` the command that writes it, for the advice."""
+    named the file, `command` the command that writes it and `example` a file name, for the
+    advice."""
     target = Path(path)
     shown = str(path)
     for db in protect:
@@ -79,12 +81,12 @@ def check_target(
         if target.exists() and db.exists() and _same_file(target, db):
             raise UsageError(
                 f"refusing to write onto {shown}: it is the database judgepool works on",
-                f"choose another file for {what}, e.g. {what} qrels.txt",
+                f"choose another file for {what}, e.g. {what} {example}",
             )
         if target.resolve() == wal.resolve():
             raise UsageError(
                 f"refusing to write onto {shown}: it is the write-ahead log of the database {db}",
-                f"choose another file for {what}, e.g. {what} qrels.txt",
+                f"choose another file for {what}, e.g. {what} {example}",
             )
     try:
         mode = os.lstat(target).st_mode
@@ -94,7 +96,7 @@ def check_target(
     if kind == "a folder":
         raise UsageError(
             f"refusing to write onto {shown}: it is a folder",
-            f"give a file name inside it, e.g. {what} {target / 'qrels.txt'}",
+            f"give a file name inside it, e.g. {what} {target / example}",
         )
     if kind == "a symbolic link":
         raise UsageError(
@@ -111,7 +113,7 @@ def check_target(
     if is_duckdb_file(target):
         raise UsageError(
             f"refusing to write onto {shown}: it is a DuckDB database, not an output file",
-            f"choose another file for {what}, e.g. {what} qrels.txt",
+            f"choose another file for {what}, e.g. {what} {example}",
         )
     return target
 
@@ -121,13 +123,15 @@ def write_atomic(
     data: bytes,
     protect: Sequence[Path] = (),
     command: str = "judgepool export qrels",
+    what: str = "-o",
+    example: str = "qrels.txt",
 ) -> Path:
     """Write `data` to `path` through a temporary file in the same folder and `os.replace`,
     after `check_target` (which refuses the database, DuckDB files and non-regular files)."""
-    target = check_target(path, protect, command=command)
+    target = check_target(path, protect, what, command, example)
     folder = target.parent if str(target.parent) else Path(".")
     if not folder.is_dir():
-        raise UsageError(f"folder {folder} does not exist", "create it, or choose another -o")
+        raise UsageError(f"folder {folder} does not exist", f"create it, or choose another {what}")
     mode = stat.S_IMODE(os.lstat(target).st_mode) if target.exists() else 0o644
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)

@@ -196,44 +196,6 @@ def _check_unique_ids(path: Path, seen: dict[str, int], value: str, line: int, w
         )
 
 
-def read_queries(path: Path, fmt: str) -> list[tuple[str, str]]:
-    """Topics as `qid<TAB>text` lines or JSONL {"qid"|"query_id"|"id", "text"|"query"|"title"}."""
-    rows: list[tuple[str, str]] = []
-    seen: dict[str, int] = {}
-    for number, line in _content_lines(path):
-        if fmt == "tsv":
-            if "\t" not in line:
-                raise InputError(
-                    path,
-                    "expected `qid<TAB>text`, found no tab",
-                    line=number,
-                    hint="separate each qid from its text with a tab",
-                )
-            qid, text = line.split("\t", 1)
-        else:
-            obj = json_object(path, number, line)
-            qid = json_id(path, number, obj, QID_KEYS, "qid")
-            found, text = json_text(obj, QUERY_TEXT_KEYS)
-            if not found or not isinstance(text, str):
-                raise InputError(
-                    path,
-                    f"no query text: expected a string under one of {', '.join(QUERY_TEXT_KEYS)}",
-                    number,
-                    hint="give every query its text",
-                )
-        check_id(path, number, "qid", qid)
-        if not text.strip():
-            raise InputError(
-                path,
-                f"query {qid!r} has empty text",
-                line=number,
-                hint="give every query its text, or drop the line",
-            )
-        _check_unique_ids(path, seen, qid, number, "qid")
-        rows.append((qid, text.strip()))
-    return rows
-
-
 _TSV_COLUMNS = {"doc_id", "docid", "id", "_id", "text", "contents", "body", "title", "parent_id"}
 
 

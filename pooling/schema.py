@@ -13,6 +13,10 @@ Tables (one word per noun, as in DESIGN.md):
                                          `human` or `judge` (any judge: an LLM, the offline one);
                                          purpose is `label`, `calibration` or `canary`
 - claims(key, holder, claimed_at, expires_at)   who is paying for an answer now (pooling/claims.py)
+- query_groups(qid, group_name, ...)     a query's groups (class, language, source ...): one row
+                                         per membership (pooling/groups.py)
+- floors(id, level, measure, value, ...) every floor ever set, with who and when; the latest per
+                                         (level, measure) holds (pooling/floors.py)
 """
 
 from __future__ import annotations
@@ -146,6 +150,44 @@ MIGRATIONS: tuple[Migration, ...] = (
         # cannot add a CHECK with a column).
         """
         ALTER TABLE judgments ADD COLUMN purpose VARCHAR NOT NULL DEFAULT 'label';
+        """,
+    ),
+    Migration(
+        5,
+        "query_groups",
+        # The groups a query belongs to (query class, language, source ...), one row per
+        # membership; a query may be in several groups or none. Written by `ingest queries`
+        # (--groups FILE or a group column); a query ingested again gets its groups replaced.
+        """
+        CREATE TABLE query_groups (
+            qid VARCHAR NOT NULL,
+            group_name VARCHAR NOT NULL,
+            source_file VARCHAR,
+            ingested_at TIMESTAMP NOT NULL,
+            PRIMARY KEY (qid, group_name)
+        );
+        """,
+    ),
+    Migration(
+        6,
+        "floors",
+        # Floors under a measure's mean (`judgepool floors set`): every setting is kept; the
+        # latest (highest id) per (level, measure) is the floor. from_run names the run whose
+        # mean it was recorded from (null: a value given by hand); lowered marks a floor set
+        # below the one before it (only with --lower).
+        """
+        CREATE SEQUENCE floor_ids START 1;
+        CREATE TABLE floors (
+            id BIGINT NOT NULL DEFAULT nextval('floor_ids') PRIMARY KEY,
+            level VARCHAR NOT NULL CHECK (level IN ('chunk', 'doc')),
+            measure VARCHAR NOT NULL,
+            value DOUBLE NOT NULL,
+            from_run VARCHAR,
+            lowered BOOLEAN NOT NULL,
+            set_by VARCHAR NOT NULL,
+            set_at TIMESTAMP NOT NULL,
+            note VARCHAR
+        );
         """,
     ),
 )

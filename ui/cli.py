@@ -52,8 +52,10 @@ def _register() -> None:
     """Add the subcommands (one module per group of verbs; each imports only what is light)."""
     from judgepool.ui.commands import data, demo, evaluate, export, info, labels, pool, serve
     from judgepool.ui.commands import doctor as doctor_command
+    from judgepool.ui.commands import floors as floors_command
     from judgepool.ui.commands import judge as judge_command
     from judgepool.ui.commands import prompt as prompt_command
+    from judgepool.ui.commands import report as report_command
 
     cli.add_command(data.ingest)
     cli.add_command(pool.pool)
@@ -64,6 +66,8 @@ def _register() -> None:
     cli.add_command(judge_command.judge)
     cli.add_command(evaluate.eval_command)
     cli.add_command(evaluate.compare_command)
+    cli.add_command(report_command.report)
+    cli.add_command(floors_command.floors)
     cli.add_command(export.export)
     cli.add_command(serve.ui)
     cli.add_command(demo.demo)

@@ -38,7 +38,8 @@ def ingest() -> None:
     \b
     Formats (any of them may be gzip-compressed; TREC files split on any whitespace and skip
     `#` comment lines, as trec_eval does):
-      queries  TSV `qid<TAB>text`, or JSONL {"qid", "text"}
+      queries  TSV `qid<TAB>text` (or a header row: qid, text, group), or JSONL
+               {"qid", "text", "group"?}; groups also from --groups `qid<TAB>group`
       docs     JSONL {"doc_id"|"docid"|"id"|"_id", "text"|"contents"|"body", "title"?, "parent_id"?}
                or TSV `doc_id<TAB>text` (or a header row naming the columns)
       qrels    TREC `qid 0 doc_id grade`, or JSONL {"qid", "doc_id", "grade"}
@@ -49,14 +50,34 @@ def ingest() -> None:
 @ingest.command("queries")
 @_FILES
 @_format_option(("tsv", "jsonl"))
+@click.option(
+    "--groups",
+    type=click.Path(path_type=Path, dir_okay=False),
+    default=None,
+    metavar="FILE",
+    help="The queries' groups (class, language, source ...): `qid<TAB>group`, one membership "
+    "a line; replaces the groups of the queries it names (one queries FILE only).",
+)
 @click.pass_obj
-def ingest_queries_cmd(store: Store, files: tuple[Path, ...], fmt: str | None) -> None:
-    """Load query texts (topics)."""
+def ingest_queries_cmd(
+    store: Store, files: tuple[Path, ...], fmt: str | None, groups: Path | None
+) -> None:
+    """Load query texts (topics), and their groups from --groups or a `group` column/key."""
+    from judgepool.pooling.errors import UsageError
     from judgepool.pooling.ingest_texts import ingest_queries
 
+    if groups is not None and len(files) > 1:
+        raise UsageError(
+            f"--groups goes with one queries file, {len(files)} were given",
+            "ingest the files one by one, giving --groups with the one it belongs to",
+        )
     for path in files:
-        done = ingest_queries(store, path, fmt)
-        click.echo(f"{path}: {done.rows} queries ({done.replaced} replaced) [{done.format}]")
+        done = ingest_queries(store, path, fmt, groups)
+        line = f"{path}: {done.rows} queries ({done.replaced} replaced) [{done.format}]"
+        if done.groups_from is not None:
+            source = "" if done.groups_from == str(path) else f" from {done.groups_from}"
+            line += f"; {done.memberships} group memberships in {done.groups} groups{source}"
+        click.echo(line)
 
 
 @ingest.command("docs")

@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 
 from judgepool.pooling.store import Store
+from judgepool.ui.commands import comparing
+from judgepool.ui.commands.comparing import by_option, fail_on_option
 from judgepool.ui.format import echo_json, echo_table, fmt_float
 from judgepool.ui.options import judge_option, level_option, runs_option
 
@@ -25,8 +27,17 @@ if TYPE_CHECKING:
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-def _measure_options(func: F) -> F:
-    """--k, --rel, --key-rel, --resamples, --seed, --format: the options both commands share."""
+def measure_options(formats: tuple[str, ...] | None) -> Callable[[F], F]:
+    """--k, --rel, --key-rel, --measure, --resamples, --seed, --average and --format (one of
+    `formats`; none when None): the options eval, compare and report share."""
+
+    def decorate(func: F) -> F:
+        return _with_measure_options(func, formats)
+
+    return decorate
+
+
+def _with_measure_options(func: F, formats: tuple[str, ...] | None) -> F:
     for option in reversed(
         (
             click.option("--k", "k", type=click.IntRange(min=1), default=10, show_default=True,
@@ -42,8 +53,8 @@ def _measure_options(func: F) -> F:
                          show_default=True, help="Bootstrap and permutation resamples."),
             click.option("--seed", type=int, default=None,
                          help="Seed of the resampling [default: a fixed seed, so runs repeat]."),
-            click.option("--format", "fmt", type=click.Choice(["table", "json", "csv"]),
-                         default="table", show_default=True),
+            *([click.option("--format", "fmt", type=click.Choice(formats), default="table",
+                            show_default=True)] if formats else []),
             click.option("--average", type=click.Choice(["defined", "trec_eval"]),
                          default="defined", show_default=True,
                          help="defined: each mean over the queries with a doc at the measure's "
@@ -180,8 +191,9 @@ def _per_query_table(ev: Evaluation) -> None:
 @runs_option
 @level_option
 @judge_option
-@_measure_options
+@measure_options(("table", "json", "csv"))
 @click.option("--per-query", is_flag=True, help="Also show every query's values.")
+@by_option
 @click.pass_obj
 def eval_command(
     store: Store,
@@ -197,6 +209,7 @@ def eval_command(
     fmt: str,
     average: str,
     per_query: bool,
+    by: str | None,
 ) -> None:
     """nDCG@K, R(rel=3)@K, nR@K and Judged@K of the runs, with 95% bootstrap intervals.
 
@@ -213,16 +226,18 @@ def eval_command(
         per_query_rows,
         summary_rows,
     )
-
     ev = evaluate(
         store, runs or None, level=level, labeller=labeller, k=k, rel=rel, key_rel=key_rel,
         measures=measures or None, resamples=resamples, seed=_seed(seed), average=average,
     )  # fmt: skip
+    groups = comparing.group_means_of(store, ev, by)
     _warn(ev)
     if fmt == "json":
-        echo_json(evaluation_json(ev))
+        echo_json(evaluation_json(ev, comparing.groups_extra(groups)))
     elif fmt == "csv":
-        if per_query:
+        if groups is not None:
+            comparing.echo_group_means_csv(ev, groups)
+        elif per_query:
             _csv(PER_QUERY_HEADERS, per_query_rows(ev))
         else:
             _csv(SUMMARY_HEADERS, summary_rows(ev))
@@ -232,6 +247,8 @@ def eval_command(
         _bounds_table(ev)
         if per_query:
             _per_query_table(ev)
+        if groups is not None:
+            comparing.echo_group_means(ev, groups)
 
 
 def _comparison_table(cmp: Comparison) -> None:
@@ -275,17 +292,25 @@ def _comparison_table(cmp: Comparison) -> None:
     _bounds_table(ev, flagged)
 
 
+gate_option = click.option(
+    "--gate", type=click.FloatRange(0.0, 1.0), default=0.9, show_default=True,
+    help="Refuse when a compared run's judged@K is under this share.",
+)  # fmt: skip
+force_option = click.option(
+    "--force", is_flag=True, help="Compare runs under the gate anyway (marked UNRELIABLE)."
+)
+
+
 @click.command("compare")
 @click.argument("baseline")
 @click.argument("candidates", nargs=-1, required=True, metavar="CANDIDATE...")
 @level_option
 @judge_option
-@_measure_options
-@click.option("--gate", type=click.FloatRange(0.0, 1.0), default=0.9, show_default=True,
-              help="Refuse when a compared run's judged@K is under this share.")  # fmt: skip
-@click.option(
-    "--force", is_flag=True, help="Compare runs under the gate anyway (marked UNRELIABLE)."
-)
+@measure_options(("table", "json", "csv", "markdown"))
+@gate_option
+@force_option
+@fail_on_option
+@by_option
 @click.pass_obj
 def compare_command(
     store: Store,
@@ -303,27 +328,29 @@ def compare_command(
     average: str,
     gate: float,
     force: bool,
+    fail_on: tuple[str, ...],
+    by: str | None,
 ) -> None:
     """Compare CANDIDATE runs with BASELINE: paired differences, intervals, Holm-adjusted p.
 
     Refused (exit code 3) when a compared run's judged@K is under the gate: the message names
     each such run, its judged@K and holes, and the `judgepool judge` command that fills them.
+    With --fail-on, exit code 4 when a rule breaks (a CI gate: see README, In CI).
     """
-    from judgepool.metrics.compare import compare
-    from judgepool.metrics.report import COMPARISON_HEADERS, comparison_json, comparison_rows
+    from judgepool.metrics.compare_report import run_compare
 
-    cmp = compare(
-        store, baseline, candidates, level=level, labeller=labeller, k=k, rel=rel, key_rel=key_rel,
-        measures=measures or None, resamples=resamples, seed=_seed(seed), gate=gate, force=force,
-        average=average,
+    report = run_compare(
+        store, baseline, candidates, fail_on=fail_on, by=by, level=level, labeller=labeller,
+        k=k, rel=rel, key_rel=key_rel, measures=measures or None, resamples=resamples,
+        seed=_seed(seed), gate=gate, force=force, average=average,
     )  # fmt: skip
-    error = cmp.error()
-    _warn(cmp.evaluation)
-    if fmt == "json":
-        echo_json(comparison_json(cmp))
-    elif error is None and fmt == "csv":
-        _csv(COMPARISON_HEADERS, comparison_rows(cmp))
-    elif error is None:
-        _comparison_table(cmp)
+    _warn(report.comparison.evaluation)
+    if fmt == "table" and report.comparison.error() is None:
+        _comparison_table(report.comparison)
+        comparing.echo_group_deltas(report)
+        comparing.echo_rules(report)
+    else:
+        comparing.echo_report(report, fmt)
+    error = report.error()
     if error is not None:
         raise error
