@@ -50,7 +50,7 @@ def cli(ctx: click.Context, db: str | None) -> None:
 
 def _register() -> None:
     """Add the subcommands (one module per group of verbs; each imports only what is light)."""
-    from judgepool.ui.commands import data, demo, evaluate, export, info, labels, pool, serve
+    from judgepool.ui.commands import data, demo, evaluate, export, info, labels, pool, serve, trust
     from judgepool.ui.commands import judge as judge_command
 
     cli.add_command(data.ingest)
@@ -62,6 +62,8 @@ def _register() -> None:
     cli.add_command(judge_command.judge)
     cli.add_command(evaluate.eval_command)
     cli.add_command(evaluate.compare_command)
+    cli.add_command(trust.calibrate)
+    cli.add_command(trust.audit)
     cli.add_command(export.export)
     cli.add_command(serve.ui)
     cli.add_command(demo.demo)
