@@ -135,8 +135,9 @@ def test_a_queue_grade_is_a_human_label_and_undo_removes_it(store: Store) -> Non
             "SELECT provenance FROM judgments WHERE id = ?", [saved.id]
         ).fetchone()
     assert provenance is not None
-    assert json.loads(provenance[0]) == {"kind": "audit", "sample": 1, "user": "ana",
-                                         "via": "dashboard", "judge_grade_hidden": True}  # fmt: skip
+    expected = {"kind": "audit", "sample": 1, "user": "ana", "via": "dashboard",
+                "judge_grade_hidden": True}  # fmt: skip
+    assert json.loads(provenance[0]) == expected
     later = save_audit_label(store, 1, "q3", "q3-d10", 2, "ana")
     with pytest.raises(UsageError, match="is not the newest audit label"):
         undo_audit_label(store, saved)
