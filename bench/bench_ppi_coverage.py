@@ -22,12 +22,13 @@ Estimators (95% intervals):
   resamples, default seed) of the judge-filled differences, the audit ignored;
 - plain+audit: the same with the audited queries' human values in place (what compare shows once
   the audit's labels are effective);
-- ppi: metrics.ppi.ppi_mean, PPI++ with the tuned lambda, normal interval (= ppi_py's);
-- ppi-t: the same estimate and lambda, variances with divisor - 1 and a t(n - 1) quantile;
-- audit-only: the normal interval of the audited human values alone (ppi_mean with lambda = 0).
+- judgepool: what compare reports, metrics.ppi.ppi_mean with the PRODUCT method (lambda = the
+  slope clipped to [0, 1], the nested-design variance, a t(n - 1) quantile);
+- ppi_py: metrics.ppi.ppi_mean with the PPI_PY method (ppi_py's PPI++ lambda and normal interval);
+- audit-only: the audited human values alone (the PRODUCT interval with lambda = 0: a t interval).
 
 Run: .venv/bin/python bench/bench_ppi_coverage.py [--reps 2000] [--seed 13] [--resamples 10000]
-Writes bench/results/ppi_coverage.json and prints the tables. Target: ppi coverage >= 93 %.
+Writes bench/results/ppi_coverage.json and prints the tables. Target: judgepool's coverage >= 93 %.
 """
 
 from __future__ import annotations
@@ -59,7 +60,7 @@ from ppi_dl19 import (  # noqa: E402
 )
 
 from judgepool.metrics import bootstrap  # noqa: E402
-from judgepool.metrics.ppi import ppi_mean  # noqa: E402
+from judgepool.metrics.ppi import PPI_PY, PRODUCT, ppi_mean  # noqa: E402
 
 SIZES = (10, 15, 20)
 # Accuracy by true grade 75/50/30/45 %; off the diagonal, errors lean towards the higher grade.
@@ -75,7 +76,7 @@ WORSE = np.array([[0.60, 0.22, 0.12, 0.06],
 CONCENTRATION = 100.0
 JUDGES = ("uniform", "neural-worse")
 WORLDS = ("shallow", "deep")
-ESTIMATORS = ("plain", "plain+audit", "ppi", "ppi-t", "audit-only")
+ESTIMATORS = ("plain", "plain+audit", "judgepool", "ppi_py", "audit-only")
 
 
 def draw_judges(world: World, judge: str, reps: int, rng: np.random.Generator) -> NDArray[np.int64]:
@@ -90,18 +91,6 @@ def draw_judges(world: World, judge: str, reps: int, rng: np.random.Generator) -
     u = rng.random((reps, holes))
     grades: NDArray[np.int64] = (u[:, :, None] > np.cumsum(rows, axis=2)[:, :, :3]).sum(axis=2)
     return grades
-
-
-def t_interval(
-    f: NDArray[np.float64], y: NDArray[np.float64], at: NDArray[np.int64], lam: float, q: float
-) -> tuple[float, float]:
-    """PPI++ with divisor-minus-one variances and quantile `q` (t(n - 1)): same estimate, lam."""
-    n, size = at.size, f.size
-    residual = y - lam * f[at]
-    estimate = lam * f.mean() + residual.mean()
-    se = np.sqrt(lam**2 * f.var(ddof=1) / size + residual.var(ddof=1) / n)
-    half = q * se
-    return float(estimate - half), float(estimate + half)
 
 
 def bootstrap_intervals(
@@ -128,28 +117,26 @@ def audit_intervals(
     alpha: float,
 ) -> tuple[dict[str, NDArray[np.float64]], NDArray[np.float64]]:
     """estimator -> (comparisons, reps, 2) intervals with the first `size` of `order` audited."""
-    from scipy.stats import t as t_dist
-
     comparisons, reps, nq = judged.shape
     mixed = judged.copy()
     mask = np.zeros((reps, nq), dtype=bool)
     np.put_along_axis(mask, order[:, :size], True, axis=1)
     mixed[:, mask] = np.broadcast_to(human[:, None, :], judged.shape)[:, mask]
     out = {"plain+audit": np.stack(bootstrap_intervals(mixed, resamples), axis=-1)}
-    for name in ("ppi", "ppi-t", "audit-only"):
+    for name in ("judgepool", "ppi_py", "audit-only"):
         out[name] = np.empty((comparisons, reps, 2))
     lams = np.empty((comparisons, reps))
-    quantile = float(t_dist.ppf(1 - alpha / 2, size - 1))
     for c in range(comparisons):
         for r in range(reps):
             at = np.sort(order[r, :size])
             f, y = judged[c, r], human[c, at]
-            est = ppi_mean(f, y, at, alpha=alpha)
-            alone = ppi_mean(f, y, at, alpha=alpha, lam=0.0)
-            if est.ci is None or est.lam is None or alone.ci is None:
-                raise RuntimeError(f"no interval: {est.reason or alone.reason}")
-            out["ppi"][c, r], out["audit-only"][c, r], lams[c, r] = est.ci, alone.ci, est.lam
-            out["ppi-t"][c, r] = t_interval(f, y, at, est.lam, quantile)
+            est = ppi_mean(f, y, at, alpha=alpha, method=PRODUCT)
+            ref = ppi_mean(f, y, at, alpha=alpha, method=PPI_PY)
+            alone = ppi_mean(f, y, at, alpha=alpha, lam=0.0, method=PRODUCT)
+            if est.ci is None or est.lam is None or ref.ci is None or alone.ci is None:
+                raise RuntimeError(f"no interval: {est.reason or ref.reason or alone.reason}")
+            out["judgepool"][c, r], out["ppi_py"][c, r] = est.ci, ref.ci
+            out["audit-only"][c, r], lams[c, r] = alone.ci, est.lam
     return out, lams
 
 
@@ -191,7 +178,9 @@ def simulate(
                             "audited": size,
                             "estimator": estimator,
                             "mean_width": float((ci[:, 1] - ci[:, 0]).mean()),
-                            "mean_lambda": float(lams[c].mean()) if estimator == "ppi" else None,
+                            "mean_lambda": (
+                                float(lams[c].mean()) if estimator == "judgepool" else None
+                            ),
                             "judge_bias": float(judged[c].mean() - truths["pool"][c]),
                         }
                         for kind, value in truths.items():
@@ -253,8 +242,10 @@ def main() -> int:
     print_table(result, "pool")
     print("coverage of the full-NIST truth")
     print_table(result, "nist")
-    short = [r for r in result["rows"] if r["estimator"] == "ppi" and r["coverage_pool"] < 0.93]
-    print(f"{result['seconds']} s; wrote {out}; ppi under 93 % (pool truth): {len(short)} rows")
+    short = [
+        r for r in result["rows"] if r["estimator"] == "judgepool" and r["coverage_pool"] < 0.93
+    ]
+    print(f"{result['seconds']} s; wrote {out}; judgepool under 93 % (pool truth): {len(short)}")
     return 0
 
 

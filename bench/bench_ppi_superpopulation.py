@@ -14,7 +14,9 @@ Designs (95% intervals):
 - disjoint, z: ppi_py's ppi_mean_ci with Yhat_unlabeled = only the N - n unaudited queries' f
   (the textbook PPI setting: labelled and unlabelled samples independent);
 - slope, z and slope, t: the overlap design with lambda = cov(Y, f) / var(f) on the audit (the
-  regression slope, not clipped) and the same variance formula, z or (divisor - 1) t(n - 1).
+  regression slope, not clipped) and the same variance formula, z or (divisor - 1) t(n - 1);
+- judgepool: metrics.ppi.ppi_mean with the PRODUCT method (what compare reports): the slope
+  clipped to [0, 1], the nested-design variance with its cross term, t(n - 1).
   With the audited queries among the N the variance of the estimate is
   var(Y - lam f) / n + (lam^2 var(f) + 2 lam cov(Y - lam f, f)) / N; the formula drops the last
   term, which is 0 at the slope but not at PPI++'s lam = slope / (1 + n / N).
@@ -38,13 +40,13 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
-from judgepool.metrics.ppi import ppi_mean, tuned_lambda  # noqa: E402
+from judgepool.metrics.ppi import PPI_PY, PRODUCT, ppi_mean, tuned_lambda  # noqa: E402
 
 QUERIES = 43
 SIZES = (10, 15, 20)
 NOISES = (0.1, 0.3, 1.0)
 BIAS = 0.2
-DESIGNS = ("overlap, z", "overlap, t", "disjoint, z", "slope, z", "slope, t")
+DESIGNS = ("overlap, z", "overlap, t", "disjoint, z", "slope, z", "slope, t", "judgepool")
 
 
 def intervals(
@@ -54,7 +56,7 @@ def intervals(
     n, size = at.size, f.size
     fa = f[at]
     out: dict[str, tuple[float, float]] = {}
-    est = ppi_mean(f, y, at)
+    est = ppi_mean(f, y, at, method=PPI_PY)
     if est.ci is None or est.lam is None or est.estimate is None:
         raise RuntimeError(f"no interval: {est.reason}")
     out["overlap, z"] = est.ci
@@ -76,6 +78,10 @@ def intervals(
     out["slope, z"] = (centre - z * se, centre + z * se)
     se = np.sqrt(slope**2 * f.var(ddof=1) / size + residual.var(ddof=1) / n)
     out["slope, t"] = (centre - t * se, centre + t * se)
+    product = ppi_mean(f, y, at, method=PRODUCT).ci
+    if product is None:
+        raise RuntimeError("no interval from the PRODUCT method")
+    out["judgepool"] = product
     return out
 
 

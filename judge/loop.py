@@ -63,7 +63,7 @@ class LabellingLoop:
         self.options = options or LoopOptions()
         self.progress = progress
         self.labeller = judge.labeller
-        self.labels = LabelMaker(self.labeller, {})
+        self.labels = LabelMaker(self.labeller, {}, self.options.purpose)
         self.stats = LoopStats(total=0)
         self.budget = Budget(self.options.max_cost, self.options.max_calls)
         self.holder = claims.new_holder()
@@ -163,7 +163,7 @@ class LabellingLoop:
             self.judge.prepare(self.store, requests)
         started = time.monotonic()
         self.stats.prepare_s = started - loading
-        self.labels = LabelMaker(self.labeller, self.judge.describe())
+        self.labels = LabelMaker(self.labeller, self.judge.describe(), self.options.purpose)
         groups: dict[str, Group] = {}
         for request in requests:
             key = self.judge.cache_key(request)

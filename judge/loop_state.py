@@ -13,7 +13,8 @@ from judgepool.pooling.errors import JudgepoolError
 @dataclass(frozen=True)
 class LoopOptions:
     """How hard to push the judge, and when to stop. `lease`: seconds a claim lasts unless
-    renewed (None: $JUDGEPOOL_CLAIM_LEASE, else 60)."""
+    renewed (None: $JUDGEPOOL_CLAIM_LEASE, else 60). `purpose`: what the labels are for
+    (`label`; `calibration` when re-judging pairs people labelled: never effective)."""
 
     concurrency: int = 8
     max_cost: float | None = None
@@ -26,6 +27,7 @@ class LoopOptions:
     flush_every: float = 0.5
     flush_size: int = 32
     lease: float | None = None
+    purpose: str = "label"
 
 
 @dataclass

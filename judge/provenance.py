@@ -72,11 +72,13 @@ def answer_fields(answer: JudgeAnswer) -> dict[str, Any]:
 
 
 class LabelMaker:
-    """Builds the `Judgment`s of one judge (its labeller name and description fixed)."""
+    """Builds the `Judgment`s of one judge (its labeller name and description fixed); `purpose`
+    is what its labels are for (pooling.labels.PURPOSES: `calibration` for a calibration run)."""
 
-    def __init__(self, labeller: str, describe: dict[str, Any]) -> None:
+    def __init__(self, labeller: str, describe: dict[str, Any], purpose: str = "label") -> None:
         self.labeller = labeller
         self.describe = describe
+        self.purpose = purpose
 
     def _row(
         self,
@@ -109,6 +111,7 @@ class LabelMaker:
                 "query_truncated": request.query_truncated,
             },
             note=note,
+            purpose=self.purpose,
         )
 
     def cache_entry(self, answer: JudgeAnswer, judged_at: str) -> dict[str, Any]:
@@ -160,6 +163,6 @@ class LabelMaker:
         return [
             Judgment(qid=s.qid, doc_id=s.doc_id, grade=None, source="judge", labeller=self.labeller,
                      status="no_text", level=s.level, note=s.reason,
-                     provenance={**self.describe, "judged_at": now_iso()})
+                     provenance={**self.describe, "judged_at": now_iso()}, purpose=self.purpose)
             for s in skipped
         ]

@@ -8,7 +8,10 @@ kappa) and metrics (judge-vs-human reports) may import, since neither may import
   sum(w E), which with w = 1 - I is Cohen's kappa; NaN when the expected disagreement is zero
   (both raters used one and the same category for every pair);
 - `quadratic_weights(size)`: w_ij = (i - j)^2, so a 0-vs-3 disagreement costs nine 0-vs-1 ones;
-- `binary_confusion(confusion, threshold)`: the 2 x 2 matrix of "below threshold" vs not.
+- `binary_confusion(confusion, threshold)`: the 2 x 2 matrix of "below threshold" vs not;
+- `krippendorff_alpha(coincidence, metric)`: Krippendorff's alpha (nominal, ordinal, interval)
+  from a coincidence matrix (`coincidences` makes it from two labellers' count matrix, which may
+  hold re-weighted counts), and `alpha_of_units` from reliability data with missing values.
 """
 
 from __future__ import annotations
@@ -37,7 +40,9 @@ def confusion(a: Sequence[int] | NDArray[np.int64], b: Sequence[int] | NDArray[n
     ).astype(np.int64)
 
 
-def kappa(counts: Matrix, weights: NDArray[np.float64] | None = None) -> float:
+def kappa(
+    counts: Matrix | NDArray[np.float64], weights: NDArray[np.float64] | None = None
+) -> float:
     """Cohen's kappa of a square count matrix (weighted when `weights` is given); NaN when the
     expected disagreement is zero or there is no pair."""
     observed = np.asarray(counts, dtype=np.float64)
@@ -82,3 +87,70 @@ def binary_confusion(counts: Matrix, threshold: int = 2) -> Matrix:
 def binary(grades: Sequence[int], relevant_from: int = 2) -> list[int]:
     """Grades as relevant (1) / not (0), TREC DL's convention: relevant from grade 2."""
     return [int(g >= relevant_from) for g in grades]
+
+
+#: The distance metrics of Krippendorff's alpha offered here.
+ALPHA_METRICS: tuple[str, ...] = ("nominal", "ordinal", "interval")
+
+
+def coincidences(counts: NDArray[np.float64] | Matrix) -> NDArray[np.float64]:
+    """The coincidence matrix of two labellers who both labelled every unit, from their count
+    matrix: each unit's two values are one pairable pair each way, o = C + C^T."""
+    matrix = np.asarray(counts, dtype=np.float64)
+    return matrix + matrix.T
+
+
+def _distances(totals: NDArray[np.float64], metric: str) -> NDArray[np.float64]:
+    """delta^2(c, k) for categories 0..K-1 with value totals `totals` (n_c)."""
+    size = totals.size
+    idx = np.arange(size, dtype=np.float64)
+    if metric == "nominal":
+        return 1.0 - np.eye(size)
+    if metric == "interval":
+        return (idx[:, None] - idx[None, :]) ** 2
+    if metric != "ordinal":
+        raise ValueError(f"unknown metric {metric!r}: use one of {ALPHA_METRICS}")
+    # Ordinal: (sum of n_g for g from c to k, minus half of n_c and n_k)^2: the distance is the
+    # number of values ranked between c and k, so rarely used grades lie close together.
+    cumulative = np.concatenate([[0.0], np.cumsum(totals)])
+    low = np.minimum.outer(np.arange(size), np.arange(size))
+    high = np.maximum.outer(np.arange(size), np.arange(size))
+    between = cumulative[high + 1] - cumulative[low]
+    result: NDArray[np.float64] = (between - (totals[:, None] + totals[None, :]) / 2.0) ** 2
+    return result
+
+
+def krippendorff_alpha(
+    coincidence: NDArray[np.float64] | Matrix, metric: str = "ordinal"
+) -> float:
+    """Krippendorff's alpha from a coincidence matrix (categories 0..K-1 in order):
+    1 - (n - 1) sum(o_ck d_ck) / sum(n_c n_k d_ck), n the pairable values; NaN when the
+    expected disagreement is zero (one category only) or fewer than 2 values."""
+    o = np.asarray(coincidence, dtype=np.float64)
+    totals = o.sum(axis=1)
+    n = float(totals.sum())
+    if n < 2:
+        return float("nan")
+    delta = _distances(totals, metric)
+    expected = float((np.outer(totals, totals) * delta).sum())
+    if expected == 0.0:
+        return float("nan")
+    return 1.0 - (n - 1.0) * float((o * delta).sum()) / expected
+
+
+def alpha_of_units(
+    data: NDArray[np.float64], categories: int = 4, metric: str = "ordinal"
+) -> float:
+    """Krippendorff's alpha of reliability data: rows = labellers, columns = units, NaN = no
+    value. Units with fewer than two values are not pairable and are left out."""
+    values = np.asarray(data, dtype=np.float64)
+    o = np.zeros((categories, categories))
+    for unit in values.T:
+        present = unit[~np.isnan(unit)].astype(np.int64)
+        m = present.size
+        if m < 2:
+            continue
+        counts = np.bincount(present, minlength=categories).astype(np.float64)
+        # Every ordered pair of the unit's values (each value with each other one), / (m - 1).
+        o += (np.outer(counts, counts) - np.diag(counts)) / (m - 1)
+    return krippendorff_alpha(o, metric)

@@ -36,10 +36,12 @@ if TYPE_CHECKING:
     from judgepool.judge.session import JudgeSettings
     from judgepool.metrics.measures import Measure
     from judgepool.metrics.regression import Rule
+    from judgepool.pooling.audit_queries import AuditSample
     from judgepool.pooling.floors import FloorChange
     from judgepool.pooling.ingest_labels import QrelsIngested
     from judgepool.pooling.ingest_runs import RunIngested
     from judgepool.pooling.ingest_texts import TextsIngested
+    from judgepool.trust import AuditStatus, CalibrationReport
 
 Source = str | os.PathLike[str]
 
@@ -313,6 +315,77 @@ class Database:
         if "runs" in options:
             options["runs"] = tuple(_names(options["runs"]))
         return render_prompt(self.store, qid, doc_id, level, model=model, **options)
+
+    # -- the trust loop: calibrate the judge, audit a sample (judgepool/trust.py) ---------
+
+    def calibrate(
+        self,
+        model: str | None = "offline",
+        sample: int = 200,
+        seed: int = 1,
+        depth: int = 10,
+        level: str = "chunk",
+        *,
+        dry_run: bool = False,
+        progress: bool = False,
+        **limits: Any,
+    ) -> CalibrationReport:
+        """Re-judge a seeded sample of pooled human-labelled pairs (stratified by human grade)
+        as `judgepool calibrate` does, store the figures, and return them (a dry run forecasts
+        calls and cost). `limits`: api_base, concurrency, max_cost, max_calls, timeout,
+        template ... as for `judge`."""
+        from judgepool.judge.progress import ProgressBar
+        from judgepool.judge.session import JudgeSettings
+        from judgepool.trust import calibrate
+
+        try:
+            settings = JudgeSettings(model=model, depth=depth, level=level, **limits)
+        except TypeError as err:
+            raise UsageError(
+                f"unknown judge option: {err}", "see help(jp.Database.calibrate) for the options"
+            ) from None
+        bar = None if dry_run else ProgressBar(sample, progress)
+        return calibrate(self.store, settings, sample, seed, dry_run, bar)
+
+    def audit_sample(
+        self,
+        queries: int,
+        seed: int = 1,
+        depth: int = 10,
+        runs: str | Sequence[str] | None = None,
+        level: str = "chunk",
+        labeller: str | None = None,
+        replace: bool = False,
+    ) -> AuditSample:
+        """Draw `queries` queries uniformly at random from the evaluation set for a person to
+        audit (recorded; the same seed with more queries extends the sample)."""
+        from judgepool.trust import draw_audit
+
+        found = draw_audit(self.store, queries, seed, depth, tuple(_names(runs)), level,
+                           labeller, replace)  # fmt: skip
+        return found.sample
+
+    def audit_pairs(self, level: str = "chunk", everything: bool = False) -> pl.DataFrame:
+        """What a person must label for the audit sample: qid, doc_id, query, passage,
+        human_grade (every pair of the sample with `everything`, else those left)."""
+        import polars as pl
+
+        from judgepool.trust import audit_listing
+
+        rows = [
+            {"qid": p.qid, "doc_id": p.doc_id, "query": p.query, "passage": p.passage,
+             "human_grade": p.human_grade}
+            for p in audit_listing(self.store, level, everything)
+        ]  # fmt: skip
+        schema = {"qid": pl.String, "doc_id": pl.String, "query": pl.String,
+                  "passage": pl.String, "human_grade": pl.Int64}  # fmt: skip
+        return pl.DataFrame(rows, schema=schema, orient="row")
+
+    def audit_status(self, level: str = "chunk") -> AuditStatus:
+        """Queries fully audited and pairs labelled / left for the audit sample in use."""
+        from judgepool.trust import audit_status
+
+        return audit_status(self.store, level)
 
     # -- measures ---------------------------------------------------------------------------
 

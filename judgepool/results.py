@@ -175,6 +175,15 @@ class Evaluation:
 
         return group_means_frame(self.by_group or Groups((), {}, 0, ()))
 
+    @cached_property
+    def corrected(self) -> pl.DataFrame:
+        """Judge-corrected means (metrics/corrected.py), one row per run and measure: run,
+        measure, estimate, ci_low, ci_high, audited, of, lambda, reason (empty when no judge
+        label is among the effective labels)."""
+        from judgepool.metrics.corrected_frames import mean_rows
+
+        return _frame(*mean_rows(self.result))
+
     def to_json(self) -> dict[str, Any]:
         """The same JSON object `judgepool eval --format json` prints."""
         from judgepool.metrics.report import evaluation_json
@@ -248,6 +257,16 @@ class Comparison:
     def unreliable(self) -> bool:
         """Forced past the gate: some difference involves a run under it."""
         return self.result.unreliable
+
+    @cached_property
+    def corrected(self) -> pl.DataFrame:
+        """Judge-corrected differences beside the plain ones (metrics/corrected.py), one row per
+        candidate and measure: candidate, measure, delta, ci_low, ci_high (plain), estimate,
+        ppi_low, ppi_high, audited, of, lambda, verdict (robust / judge-dependent), reason
+        (empty when no judge label is among the effective labels)."""
+        from judgepool.metrics.corrected_frames import delta_rows
+
+        return _frame(*delta_rows(self.result))
 
     def to_json(self) -> dict[str, Any]:
         """The same JSON object `judgepool compare --format json` prints."""

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -39,6 +39,9 @@ from judgepool.metrics.gate import (
 from judgepool.metrics.measures import Measure
 from judgepool.pooling.errors import GateRefusedError, UsageError
 from judgepool.pooling.store import Store
+
+if TYPE_CHECKING:
+    from judgepool.metrics.corrected import Trust
 
 ALPHA = 0.05
 
@@ -72,6 +75,7 @@ class Comparison:
     refused: tuple[RefusedRun, ...]
     deltas: tuple[Delta, ...]
     command: str | None
+    corrected: Trust | None = None  # judge-corrected figures (metrics.corrected), judge labels only
 
     @property
     def unreliable(self) -> bool:
@@ -206,6 +210,10 @@ def compare(
     deltas: tuple[Delta, ...] = ()
     if force or not refused:
         deltas = paired_deltas(evaluation, baseline, candidates, [r.run for r in refused], alpha)
+    from judgepool.metrics.corrected import with_deltas
+
+    trust = evaluation.corrected
+    corrected = with_deltas(store, trust, evaluation, baseline, deltas) if trust else None
     return Comparison(
         evaluation=evaluation,
         baseline=baseline,
@@ -216,4 +224,5 @@ def compare(
         refused=refused,
         deltas=deltas,
         command=command,
+        corrected=corrected,
     )

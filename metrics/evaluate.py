@@ -22,9 +22,9 @@ be if every hole in that run's top k had the top grade (3, or the highest grade 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -57,6 +57,9 @@ from judgepool.pooling.errors import UsageError
 from judgepool.pooling.pool import exact_judged
 from judgepool.pooling.rankings import run_keys
 from judgepool.pooling.store import Store
+
+if TYPE_CHECKING:
+    from judgepool.metrics.corrected import Trust
 
 Interval = tuple[float, float]
 TOP_GRADE = 3  # the judge's highest grade (UMBRELA scale 0-3)
@@ -110,6 +113,7 @@ class Evaluation:
     average: str = "defined"
     defined: dict[str, NDArray[np.bool_]] = field(default_factory=dict)  # queries with a value
     warnings: tuple[str, ...] = ()  # metrics.idwarnings: runs missing most queries, odd ids
+    corrected: Trust | None = None  # judge-corrected means (metrics.corrected), judge labels only
 
     def zeroed(self, measure: str) -> int:
         """How many averaged queries count 0 for want of a doc at the threshold (trec_eval)."""
@@ -351,16 +355,18 @@ def load_for(
     level: str,
     labeller: str | None,
     k: int,
+    view: str = "effective",
 ) -> tuple[EvalData, ExternalData | None]:
     """Read what `measures` need: the top k (deeper for deeper native measures) and, when some
-    measure is computed by ir-measures, the labels and rankings it is given."""
+    measure is computed by ir-measures, the labels and rankings it is given (`view`: which
+    labels, pooling.labels.label_view_sql)."""
     deepest = max([k, *(m.k for m in measures if m.native and m.k is not None)])
-    data = load(store, runs, level=level, labeller=labeller, k=k, depth=deepest)
+    data = load(store, runs, level=level, labeller=labeller, k=k, depth=deepest, view=view)
     others = [m for m in measures if not m.native]
     if not others:
         return data, None
     keys = run_keys(store, list(data.runs))
-    external = load_external(store, level, labeller, keys, data.qids, needed_depth(others))
+    external = load_external(store, level, labeller, keys, data.qids, needed_depth(others), view)
     return data, external
 
 
@@ -388,4 +394,20 @@ def evaluate(
     check_average(average)
     chosen = chosen_measures(measures, k, rel, key_rel)
     data, external = load_for(store, runs, chosen, level, labeller, k)
-    return evaluate_data(data, chosen, resamples, seed, top_grade, external, average)
+    result = evaluate_data(data, chosen, resamples, seed, top_grade, external, average)
+    return replace(result, corrected=_judge_corrected(store, result))
+
+
+def _judge_corrected(store: Store, ev: Evaluation) -> Trust | None:
+    """The judge-corrected means (metrics/corrected.py), when a judge's labels are effective:
+    the judge's view of the labels is read here, through the same functions as the plain one."""
+    from judgepool.metrics.corrected import judge_corrected
+    from judgepool.pooling.label_reads import effective_judge_labels
+
+    judged = effective_judge_labels(store, ev.level, ev.labeller)
+    if judged == 0:
+        return None
+    measures = [m for m in ev.measures if m.kind != "Judged"]
+    data, external = load_for(store, ev.runs, measures, ev.level, ev.labeller, ev.k, "judge")
+    values, mask = measure_values(data, measures, external, ev.average)
+    return judge_corrected(store, ev, judged, data.qids, values, mask)

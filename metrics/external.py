@@ -49,10 +49,12 @@ def load_external(
     keys: dict[str, int],
     qids: tuple[str, ...],
     depth: int | None,
+    view: str = "effective",
 ) -> ExternalData:
-    """Read the evaluation set's labels and the runs' rankings (cut at `depth`) as dicts."""
+    """Read the evaluation set's labels (`view`: effective, or the judge's) and the runs'
+    rankings (cut at `depth`) as dicts."""
     wanted = set(qids)
-    labels = effective_label_rows(store, level, labeller)
+    labels = effective_label_rows(store, level, labeller, view)
     qrels: Qrels = {}
     for qid, doc_id, grade in zip(labels["qid"], labels["doc_id"], labels["grade"], strict=True):
         if qid in wanted:

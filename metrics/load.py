@@ -89,9 +89,11 @@ def load(
     labeller: str | None = None,
     k: int = 10,
     depth: int | None = None,
+    view: str = "effective",
 ) -> EvalData:
     """Read the labels and the top `depth` (default k) of `runs` (default: every run, by name) at
-    `level`; `k` is the cutoff of the report (judged@k, holes)."""
+    `level`; `k` is the cutoff of the report (judged@k, holes); `view` which labels
+    (pooling.labels.label_view_sql: the effective ones, or the judge's)."""
     depth = max(k, depth or k)
     level = check_level(level)
     keys = run_keys(store, runs)
@@ -99,7 +101,7 @@ def load(
         raise UsageError("no runs to evaluate", "ingest one first: `judgepool ingest run FILE`")
     names = tuple(keys)
     key_list = [keys[n] for n in names]
-    rows = evaluation_rows(store, level, labeller, keys, depth, k)
+    rows = evaluation_rows(store, level, labeller, keys, depth, k, view)
     qids, hist, top = rows.qids, rows.hist, rows.top
     if not qids:
         who = "any judge" if labeller is None else f"judge {labeller!r}"

@@ -16,7 +16,8 @@ The JSON object (one per call) is::
      "gate": 0.9 | null, "judge_command": "..." | null,
      "warnings": ["run 'x' returned nothing for 43 of 43 evaluation-set queries ...", ...],
      "verdicts": {CANDIDATE: "better" | ...} | null,   # compare, from metrics/report_ci.py:
-     "fail_on": {...} | null, "groups": {...} | null}   # --fail-on and --by group
+     "fail_on": {...} | null, "groups": {...} | null,   # --fail-on and --by group
+     "audit": {...} | null}                        # judge-corrected side (corrected_report.py)
 
 MEASURE names are ir-measures' ("nDCG@k", "R(rel=3)@k", "nR@k", "Judged@k", "RR@10" ...). A value
 that does not exist (a mean over no query, a query left out of a measure) is null, never 0. The
@@ -27,6 +28,8 @@ validated by them), and published as docs/report.schema.json.
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
+
+from judgepool.metrics.corrected_report import audit_json, delta_fields, run_fields
 
 if TYPE_CHECKING:
     from judgepool.metrics.compare import Comparison, Delta
@@ -64,6 +67,7 @@ def _evaluation_dict(ev: Evaluation) -> dict[str, Any]:
             "ci95": {m: _pair(s.ci95[m]) for m in names},
             "bounds": None if s.bounds is None else {m: _pair(b) for m, b in s.bounds.items()},
             "per_query": ev.per_query(run),
+            "ppi": run_fields(ev.corrected, run, names),
         }
     return {
         "level": ev.level,
@@ -81,6 +85,7 @@ def _evaluation_dict(ev: Evaluation) -> dict[str, Any]:
         "gate": None,
         "judge_command": None,
         "warnings": list(ev.warnings),
+        "audit": audit_json(ev.corrected),
     }
 
 
@@ -104,7 +109,8 @@ def comparison_json(cmp: Comparison, extra: dict[str, Any] | None = None) -> dic
     """The JSON object of `judgepool compare` (printed on a refusal too, with `refused` filled);
     `extra`: the verdicts, --fail-on and --by group keys (metrics.report_ci)."""
     out = _evaluation_dict(cmp.evaluation)
-    out["comparisons"] = [delta_json(d) for d in cmp.deltas]
+    out["comparisons"] = [delta_json(d) | delta_fields(cmp.corrected, d) for d in cmp.deltas]
+    out["audit"] = audit_json(cmp.corrected)
     out["refused"] = [
         {"run": r.run, "judged": float(r.judged), "holes": r.holes, "missing": r.missing}
         for r in cmp.refused

@@ -33,6 +33,54 @@ class RunReport(_Strict):
         description="measure -> [every hole grade 0, every hole the top grade]; null: no hole"
     )
     per_query: dict[str, dict[str, float | None]] = Field(description="qid -> measure -> value")
+    ppi: dict[str, PPIReport | None] | None = Field(
+        default=None, description="measure -> judge-corrected mean; null: no judge label"
+    )
+
+
+class PPIReport(BaseModel):
+    """A judge-corrected estimate (PPI++ on the audited queries, metrics/corrected.py)."""
+
+    model_config = ConfigDict(
+        extra="forbid", frozen=True, validate_by_name=True, serialize_by_alias=True
+    )
+
+    estimate: float
+    ci95: tuple[float, float] = Field(description="95% interval (t(n - 1), nested design)")
+    audited: int = Field(description="audited queries used (n)")
+    of: int = Field(description="queries the estimate is over (N)")
+    lam: float = Field(alias="lambda", description="weight of the judge's values, 0..1")
+
+
+class ForecastReport(_Strict):
+    """Without a corrected interval: how many audited queries would reach `width`."""
+
+    queries: int | None = Field(description="audited queries needed; null: see reason")
+    width: float = Field(description="the width aimed at (twice the plain interval's)")
+    basis: str
+    reason: str | None
+
+
+class SampleReport(_Strict):
+    """The audit sample in use: queries drawn uniformly at random from the evaluation set."""
+
+    id: int
+    seed: int
+    queries: int = Field(description="queries drawn")
+    evaluation_set: int = Field(description="queries of the evaluation set when drawn")
+    inclusion_probability: float
+
+
+class AuditReport(_Strict):
+    """Whether the judge's labels were checked: present whenever judge labels are effective."""
+
+    judge_labels: int = Field(description="effective labels that are a judge's")
+    sample: SampleReport | None
+    audited: list[str] = Field(description="evaluation-set queries fully audited now")
+    queries: int = Field(description="queries in the evaluation set")
+    method: str
+    reason: str | None = Field(description="why no figure has a corrected interval")
+    command: str | None = Field(description="what to run next (audit sample / audit status)")
 
 
 class DeltaReport(_Strict):
@@ -48,6 +96,12 @@ class DeltaReport(_Strict):
     p_holm: float | None = Field(description="Holm-adjusted over every comparison of the call")
     significant: bool
     unreliable: bool = Field(description="forced past the gate: a run under it is involved")
+    ppi: PPIReport | None = Field(default=None, description="judge-corrected difference")
+    ppi_reason: str | None = Field(default=None, description="why ppi is null")
+    ppi_forecast: ForecastReport | None = Field(default=None, description="when ppi is null")
+    verdict: Literal["robust", "judge-dependent"] | None = Field(
+        default=None, description="robust: both intervals on the same side of 0 (or both over it)"
+    )
 
 
 class RefusedReport(_Strict):
@@ -152,3 +206,6 @@ class Report(_Strict):
     )
     fail_on: FailOnReport | None = Field(default=None, description="compare --fail-on")
     groups: GroupsReport | None = Field(default=None, description="--by group")
+    audit: AuditReport | None = Field(
+        default=None, description="the judge-corrected side; null: no judge label is effective"
+    )

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from judgepool.pooling.idcheck import IdCheck, check_ids
-from judgepool.pooling.labels import check_level, effective_labels_sql
+from judgepool.pooling.labels import check_level, label_view_sql
 from judgepool.pooling.rankings import rankings_sql
 from judgepool.pooling.store import Store
 
@@ -59,16 +59,23 @@ def _covered(keys: dict[str, int], top: Columns) -> dict[str, int]:
 
 
 def evaluation_rows(
-    store: Store, level: str, labeller: str | None, keys: dict[str, int], depth: int, k: int
+    store: Store,
+    level: str,
+    labeller: str | None,
+    keys: dict[str, int],
+    depth: int,
+    k: int,
+    view: str = "effective",
 ) -> EvaluationRows:
     """The evaluation set, its label counts, the top `depth` of the runs `keys` (name -> key)
-    and the id checks at cutoff `k`, in one read."""
+    and the id checks at cutoff `k`, in one read; `view` = which labels (pooling.labels:
+    `effective`, or `judge` for the judge's own labels where it gave one)."""
     level = check_level(level)
     tag = uuid.uuid4().hex[:12]
     lab, qix = f"_eval_lab_{tag}", f"_eval_qix_{tag}"
     with store.read() as con:
         try:
-            _effective_into(con, lab, level, labeller)
+            _labels_into(con, lab, level, labeller, view)
             con.execute(
                 f"CREATE TEMP TABLE {qix} AS SELECT qid, "
                 f"(row_number() OVER (ORDER BY qid) - 1)::BIGINT AS qi "
@@ -97,22 +104,25 @@ def evaluation_rows(
     return EvaluationRows(qids, hist, top, ids)
 
 
-def _effective_into(
-    con: duckdb.DuckDBPyConnection, table: str, level: str, labeller: str | None
+def _labels_into(
+    con: duckdb.DuckDBPyConnection, table: str, level: str, labeller: str | None, view: str
 ) -> None:
     con.execute(
         f"CREATE TEMP TABLE {table} AS "
-        f"SELECT qid, doc_id, grade FROM ({effective_labels_sql(level, labeller)})"
+        f"SELECT qid, doc_id, grade FROM ({label_view_sql(view, level, labeller)})"
     )
 
 
-def effective_label_rows(store: Store, level: str, labeller: str | None = None) -> Columns:
-    """(qid, doc_id, grade) of every effective label at `level`, ordered by qid, doc_id."""
+def effective_label_rows(
+    store: Store, level: str, labeller: str | None = None, view: str = "effective"
+) -> Columns:
+    """(qid, doc_id, grade) of every effective label at `level` (or of the `judge` view),
+    ordered by qid, doc_id."""
     level = check_level(level)
     with store.read() as con:
         return con.execute(
             f"SELECT qid, doc_id, grade::BIGINT AS grade "
-            f"FROM ({effective_labels_sql(level, labeller)}) ORDER BY qid, doc_id"
+            f"FROM ({label_view_sql(view, level, labeller)}) ORDER BY qid, doc_id"
         ).fetchnumpy()
 
 

@@ -91,14 +91,15 @@ def status_counts(store: Store) -> dict[str, Any]:
 
 
 def fingerprint(store: Store) -> tuple[str, ...]:
-    """A small value that changes whenever labels, runs, docs or queries change (one short read:
-    the dashboard keys its caches on it)."""
+    """A small value that changes whenever labels, runs, docs, queries, audit samples or
+    calibration runs change (one short read: the dashboard keys its caches on it)."""
     with store.read() as con:
         row = con.execute(
             """SELECT (SELECT max(id) FROM judgments), (SELECT count(*) FROM judgments),
                       (SELECT max(ingested_at) FROM runs), (SELECT count(*) FROM runs),
                       (SELECT max(ingested_at) FROM docs), (SELECT count(*) FROM docs),
-                      (SELECT max(ingested_at) FROM queries), (SELECT count(*) FROM queries)"""
+                      (SELECT max(ingested_at) FROM queries), (SELECT count(*) FROM queries),
+                      (SELECT max(id) FROM audit_samples), (SELECT max(id) FROM calibration_runs)"""
         ).fetchone()
     return tuple(str(v) for v in row) if row else ()
 

@@ -44,3 +44,23 @@ def newest_labeller(store: Store, level: str, source: str) -> str | None:
             f"AND level = {quote(check_level(level))} ORDER BY id DESC LIMIT 1"
         ).fetchone()
     return None if row is None else str(row[0])
+
+
+def effective_judge_labels(store: Store, level: str, labeller: str | None = None) -> int:
+    """How many effective labels at `level` are a judge's (0 at once when no judge label is
+    there): whether a judge-corrected interval is called for."""
+    from judgepool.pooling.labels import effective_labels_sql
+
+    who = "" if labeller is None else f" AND labeller = {quote(labeller)}"
+    with store.read() as con:
+        row = con.execute(
+            f"SELECT count(*) FROM judgments WHERE level = {quote(check_level(level))} "
+            f"AND source = 'judge' AND status = 'ok' AND purpose = 'label'{who}"
+        ).fetchone()
+        if not row or not row[0]:
+            return 0
+        row = con.execute(
+            f"SELECT count(*) FROM ({effective_labels_sql(level, labeller)}) "
+            "WHERE source = 'judge'"
+        ).fetchone()
+    return int(row[0]) if row else 0

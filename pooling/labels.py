@@ -203,6 +203,32 @@ def effective_labels_sql(
         GROUP BY qid, doc_id"""
 
 
+def judge_view_labels_sql(level: str, labeller: str | None = None) -> str:
+    """The effective-label rule with the judge first: the labels as the judge left them.
+
+    Same columns as `effective_labels_sql`; for a pair with an ok judge label (of `labeller`,
+    when named) it is the latest such label, even where a person labelled the pair since (an
+    audit); for the others the latest human label. What the judge-corrected interval compares
+    the human labels with (metrics/corrected.py).
+    """
+    return f"""
+        SELECT qid, doc_id, max_by(grade, pick) AS grade, max_by(source, pick) AS source,
+               max_by(labeller, pick) AS labeller, max_by(id, pick) AS judgment_id
+        FROM (SELECT qid, doc_id, grade, source, labeller, id,
+                     ((source = 'judge')::BIGINT << 62) + id AS pick
+              FROM judgments WHERE {_qualifying(level, labeller)})
+        GROUP BY qid, doc_id"""
+
+
+def label_view_sql(view: str, level: str, labeller: str | None = None) -> str:
+    """`effective` (the measures' labels) or `judge` (the judge's view) as a subquery."""
+    if view == "effective":
+        return effective_labels_sql(level, labeller)
+    if view == "judge":
+        return judge_view_labels_sql(level, labeller)
+    raise UsageError(f"unknown label view {view!r}", "use 'effective' or 'judge'")
+
+
 def latest_labels_sql(level: str, source: str, labeller: str | None = None) -> str:
     """A subquery of (qid, doc_id, grade, judgment_id): the latest ok label of each pair from one
     source (`human` or `judge`), of one labeller when named: a label set as one side holds it."""

@@ -17,6 +17,10 @@ Tables (one word per noun, as in DESIGN.md):
                                          per membership (pooling/groups.py)
 - floors(id, level, measure, value, ...) every floor ever set, with who and when; the latest per
                                          (level, measure) holds (pooling/floors.py)
+- calibration_runs(...)                  a judge re-judging human-labelled pairs: its labeller,
+                                         prompt hash, sample seed and figures (pooling/calibration)
+- audit_samples(...), audit_sample_queries(sample_id, position, qid)   queries drawn at random
+                                         for a person to audit (pooling/audit_queries.py)
 """
 
 from __future__ import annotations
@@ -187,6 +191,59 @@ MIGRATIONS: tuple[Migration, ...] = (
             set_by VARCHAR NOT NULL,
             set_at TIMESTAMP NOT NULL,
             note VARCHAR
+        );
+        """,
+    ),
+    Migration(
+        7,
+        "calibration_runs",
+        # One row per `judgepool calibrate`: which judge (labeller, model, prompt hash), which
+        # pairs (level, depth, seed, sample size asked and drawn) and what it found (figures:
+        # JSON written by judgepool.trust, the labels themselves are judgments with purpose
+        # 'calibration' written after label id `label_mark`).
+        """
+        CREATE SEQUENCE calibration_run_ids START 1;
+        CREATE TABLE calibration_runs (
+            id BIGINT NOT NULL DEFAULT nextval('calibration_run_ids') PRIMARY KEY,
+            created_at TIMESTAMP NOT NULL,
+            level VARCHAR NOT NULL CHECK (level IN ('chunk', 'doc')),
+            depth INTEGER NOT NULL,
+            labeller VARCHAR NOT NULL,
+            model VARCHAR NOT NULL,
+            prompt_hash VARCHAR,
+            seed BIGINT NOT NULL,
+            sample_size INTEGER NOT NULL,
+            pairs INTEGER NOT NULL,
+            label_mark BIGINT NOT NULL,
+            figures JSON NOT NULL
+        );
+        """,
+    ),
+    Migration(
+        8,
+        "audit_samples",
+        # Queries drawn uniformly at random from the evaluation set for a person to audit: the
+        # draw (seed, evaluation-set size, inclusion probability) and what to list (level, depth,
+        # runs as a JSON list, [] = every run; the judge's labeller, null = any judge). The
+        # queries are in audit_sample_queries in draw order; the latest sample of a level is
+        # the one in use.
+        """
+        CREATE SEQUENCE audit_sample_ids START 1;
+        CREATE TABLE audit_samples (
+            id BIGINT NOT NULL DEFAULT nextval('audit_sample_ids') PRIMARY KEY,
+            created_at TIMESTAMP NOT NULL,
+            level VARCHAR NOT NULL CHECK (level IN ('chunk', 'doc')),
+            depth INTEGER NOT NULL,
+            runs JSON NOT NULL,
+            labeller VARCHAR,
+            seed BIGINT NOT NULL,
+            evaluation_set INTEGER NOT NULL,
+            inclusion_probability DOUBLE NOT NULL
+        );
+        CREATE TABLE audit_sample_queries (
+            sample_id BIGINT NOT NULL,
+            position INTEGER NOT NULL,
+            qid VARCHAR NOT NULL
         );
         """,
     ),

@@ -41,12 +41,13 @@ CHROMIUM_FLAGS = (
     "--mute-audio",
 )
 # Drawn = the page's text is there, Streamlit is not running a script, no element is still a
-# loading placeholder, every chart is painted.
+# loading placeholder, every visible chart is painted.
 DRAWN = """(() => {
   const text = document.body ? document.body.innerText : "";
   const running = [...document.querySelectorAll('[data-testid="stStatusWidget"]')]
     .some(e => /Running|Connecting/i.test(e.innerText));
-  const charts = [...document.querySelectorAll('[data-testid="stVegaLiteChart"]')];
+  const charts = [...document.querySelectorAll('[data-testid="stVegaLiteChart"]')]
+    .filter(c => c.offsetParent !== null);  // a chart in a tab not shown is never painted
   const painted = charts.every(c => c.querySelector("canvas, svg"));
   const loading = document.querySelector('[data-testid="stSkeleton"]');
   return text.includes(%s) && !running && !loading && charts.length >= %d && painted;
@@ -159,6 +160,14 @@ class BrowserPage:
             if time.monotonic() > deadline:
                 raise TimeoutError(f"the page did not show {text!r} in {timeout} s")
             time.sleep(0.25)
+
+    def press(self, key: str) -> None:
+        """Type one key (a letter or digit) as a person would, on whatever has the focus."""
+        code = f"Digit{key}" if key.isdigit() else f"Key{key.upper()}"
+        for kind in ("keyDown", "keyUp"):
+            self.call("Input.dispatchKeyEvent", self.session, type=kind, key=key, code=code,
+                      text=key if kind == "keyDown" else "",
+                      windowsVirtualKeyCode=ord(key.upper()))  # fmt: skip
 
     def text(self) -> str:
         """The page's visible text."""

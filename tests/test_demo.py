@@ -21,12 +21,16 @@ def test_demo_tells_the_story_end_to_end(cli: Cli, tmp_path: Path) -> None:
     result = cli("demo", "--db", db, "--no-progress")
     assert result.code == 0, result.err
     out = result.out
-    steps = re.findall(r"^\[(\d)/7\] ", out, flags=re.M)
-    assert steps == [str(n) for n in range(1, 8)]
+    steps = re.findall(r"^\[(\d)/8\] ", out, flags=re.M)
+    assert steps == [str(n) for n in range(1, 9)]
     # The v1 runs are fully judged at the document level; the re-chunked run is refused.
     assert re.search(r"^dense-v1 .* 1\.000 \[1\.000, 1\.000\]\s+0$", out, flags=re.M)
     assert "dense-v2: judged@10 0.831, 122 holes" in out
     assert "-> refused (exit code 3)" in out
+    # Step 7: our hidden labels of a seeded audit sample give the judge-corrected intervals.
+    assert "29 doc-level labels on 12 queries by 'demo-audit'" in out
+    assert "judge-corrected, on 12 audited queries of audit sample #1" in out
+    assert re.search(r"^dense-v2   nDCG@10 .* 12/72 .* (robust|judge-dependent)$", out, flags=re.M)
     # The holes are filled with the very command the refusal printed (MODEL = offline) ...
     command = "judge --depth 10 --level doc --run dense-v2 --model offline"
     model_left_open = command.replace(" offline", " MODEL")

@@ -1,4 +1,5 @@
-"""metrics.ppi against the reference PPI++ (ppi_py's ppi_mean_ci), its edge cases and the verdict.
+"""metrics.ppi's PPI_PY method against the reference PPI++ (ppi_py's ppi_mean_ci), its edge cases,
+the verdict and the audit-size forecast (tests/test_ppi_product.py: the product's method).
 
 The reference is the PyPI package `ppi-python` (a test dependency): the same per-query inputs must
 give the same estimate, lambda and interval to 1e-9, mean and paired-difference cases alike.
@@ -18,13 +19,13 @@ from numpy.typing import NDArray
 from ppi_py.ppi import _calc_lam_glm
 
 from judgepool.metrics.ppi import (
-    AuditSize,
+    PPI_PY,
     PPIEstimate,
-    audit_size_for_width,
     ppi_mean,
     ppi_mean_difference,
     verdict,
 )
+from judgepool.metrics.ppi_size import AuditSize, audit_size_for_width
 from judgepool.pooling.errors import UsageError
 
 TOL = 1e-9
@@ -84,7 +85,7 @@ def test_matches_ppi_py_on_seeded_cases(kind: str) -> None:
         f, y, at = _case(rng, kind)
         if np.ptp(f) == 0.0:  # the reference's lambda is 0/0 there (tested apart below)
             continue
-        result = ppi_mean(f, y, at)
+        result = ppi_mean(f, y, at, method=PPI_PY)
         _assert_matches(result, _reference(f, y, at))
         checked += result.ci is not None
     assert checked > 350
@@ -100,11 +101,11 @@ def test_paired_difference_matches_ppi_py_on_the_differences() -> None:
         cand = np.clip(base + rng.normal(0.1, 0.2, size), 0.0, 1.0)
         base_h = np.clip(base[at] + rng.normal(0.0, 0.15, n), 0.0, 1.0)
         cand_h = np.clip(cand[at] + rng.normal(-0.05, 0.15, n), 0.0, 1.0)
-        result = ppi_mean_difference(cand, base, cand_h, base_h, at)
+        result = ppi_mean_difference(cand, base, cand_h, base_h, at, method=PPI_PY)
         _assert_matches(result, _reference(cand - base, cand_h - base_h, at))
         mask = np.zeros(size, dtype=bool)
         mask[at] = True
-        assert ppi_mean_difference(cand, base, cand_h, base_h, mask) == result
+        assert ppi_mean_difference(cand, base, cand_h, base_h, mask, method=PPI_PY) == result
 
 
 @settings(max_examples=150, deadline=None)
@@ -120,7 +121,7 @@ def test_matches_ppi_py_property(data: st.DataObject, size: int, alpha: float) -
     at = np.array(sorted(data.draw(st.permutations(range(size)))[:n]), dtype=np.int64)
     y = np.array(data.draw(st.lists(values, min_size=n, max_size=n)))
     assume(np.ptp(f) > 0.0)  # a constant judge: the reference's lambda is 0/0 (tested apart)
-    result = ppi_mean(f, y, at, alpha=alpha)
+    result = ppi_mean(f, y, at, alpha=alpha, method=PPI_PY)
     _assert_matches(result, _reference(f, y, at, alpha))
     assert result.alpha == alpha and result.audited == n and result.of == size
 
@@ -130,12 +131,12 @@ def test_fixed_lambda_matches_ppi_py() -> None:
     f, y, at = _case(rng, "continuous")
     for lam in (0.0, 0.3, 1.0):
         low, high = ppi_py.ppi_mean_ci(y, f[at], f, alpha=0.05, lam=lam)
-        result = ppi_mean(f, y, at, lam=lam)
+        result = ppi_mean(f, y, at, lam=lam, method=PPI_PY)
         assert result.ci is not None and result.lam == lam
         assert _close(result.ci[0], float(low[0])) and _close(result.ci[1], float(high[0]))
 
 
-def test_the_interval_is_the_normal_one_written_out() -> None:
+def test_the_ppi_py_interval_is_the_normal_one_written_out() -> None:
     f = np.array([0.2, 0.5, 0.1, 0.9, 0.4, 0.6, 0.3])
     at = np.array([1, 3, 4])
     y = np.array([0.4, 0.7, 0.5])
@@ -146,7 +147,7 @@ def test_the_interval_is_the_normal_one_written_out() -> None:
     estimate = lam * f.mean() + (y - lam * fa).mean()
     se = math.sqrt(lam**2 * f.var() / 7 + (y - lam * fa).var() / 3)
     half = NormalDist().inv_cdf(0.975) * se
-    result = ppi_mean(f, y, at)
+    result = ppi_mean(f, y, at, method=PPI_PY)
     assert result.lam == pytest.approx(lam, abs=1e-15)
     assert result.estimate == pytest.approx(estimate, abs=1e-15)
     assert result.ci == pytest.approx((estimate - half, estimate + half), abs=1e-15)
@@ -157,14 +158,14 @@ def test_the_interval_is_the_normal_one_written_out() -> None:
         "of": 7,
         "lambda": result.lam,
     }
-    assert "ci90" in (ppi_mean(f, y, at, alpha=0.1).to_json() or {})
+    assert "ci90" in (ppi_mean(f, y, at, alpha=0.1, method=PPI_PY).to_json() or {})
 
 
 def test_lambda_is_clipped_to_0_and_1() -> None:
     f = np.linspace(0.0, 1.0, 20)
     at = np.arange(0, 20, 4)
-    against = ppi_mean(f, 1.0 - f[at], at)  # negative covariance
-    amplified = ppi_mean(f, 5.0 * f[at], at)  # slope 5: unclipped lambda above 1
+    against = ppi_mean(f, 1.0 - f[at], at, method=PPI_PY)  # negative covariance
+    amplified = ppi_mean(f, 5.0 * f[at], at, method=PPI_PY)  # slope 5: lambda above 1
     assert against.lam == 0.0 and amplified.lam == 1.0
     _assert_matches(against, _reference(f, 1.0 - f[at], at))
     _assert_matches(amplified, _reference(f, 5.0 * f[at], at))
@@ -190,12 +191,12 @@ def test_constant_judge_values_give_the_audit_alone() -> None:
     f = np.full(10, 0.25)
     at = np.array([0, 4, 7])
     y = np.array([0.1, 0.6, 0.3])
-    result = ppi_mean(f, y, at)
+    result = ppi_mean(f, y, at, method=PPI_PY)
     # The reference's lambda is 0/0 (NaN) here; every lambda gives this same interval.
     low, high = ppi_py.ppi_mean_ci(y, f[at], f, alpha=0.05, lam=0.0)
     assert result.lam == 0.0 and result.estimate == pytest.approx(y.mean(), abs=1e-15)
     assert result.ci == pytest.approx((float(low[0]), float(high[0])), abs=TOL)
-    assert ppi_mean(f, y, at, lam=1.0).ci == pytest.approx(result.ci, abs=1e-12)
+    assert ppi_mean(f, y, at, lam=1.0, method=PPI_PY).ci == pytest.approx(result.ci, abs=1e-12)
 
 
 @pytest.mark.parametrize(
@@ -244,7 +245,7 @@ def _width_at(n: int, lam: float, judge_var: float, residual_var: float, size: i
 def test_audit_size_with_no_audit_is_the_audit_alone() -> None:
     rng = np.random.default_rng(11)
     f = rng.uniform(-0.3, 0.5, 200)
-    forecast = audit_size_for_width(0.1, f)
+    forecast = audit_size_for_width(0.1, f, method=PPI_PY)
     assert isinstance(forecast, AuditSize) and forecast.reason is None
     assert forecast.queries is not None and "no audit yet" in forecast.basis
     var = float(f.var(ddof=1))
@@ -257,9 +258,9 @@ def test_audit_size_from_an_audit_uses_the_observed_variances() -> None:
     f = rng.uniform(0.0, 1.0, 300)
     at = np.sort(rng.choice(300, 20, replace=False))
     y = f[at] + rng.normal(0.05, 0.05, 20)
-    forecast = audit_size_for_width(0.08, f, y, at)
+    forecast = audit_size_for_width(0.08, f, y, at, method=PPI_PY)
     assert forecast.queries is not None, forecast
-    estimate = ppi_mean(f, y, at)
+    estimate = ppi_mean(f, y, at, method=PPI_PY)
     assert estimate.lam is not None and f"lambda {estimate.lam:.3f}" in forecast.basis
     judge_var = float(f.var(ddof=1))
     residual_var = float((y - estimate.lam * f[at]).var(ddof=1))
@@ -268,7 +269,7 @@ def test_audit_size_from_an_audit_uses_the_observed_variances() -> None:
         width <= 0.08 < _width_at(forecast.queries - 1, estimate.lam, judge_var, residual_var, 300)
     )
     # A good judge needs fewer audited queries than the audit alone would.
-    alone = audit_size_for_width(0.08, f)
+    alone = audit_size_for_width(0.08, f, method=PPI_PY)
     assert alone.queries is not None and forecast.queries < alone.queries
 
 
@@ -277,10 +278,10 @@ def test_audit_size_says_when_a_width_is_out_of_reach() -> None:
     f = rng.uniform(0.0, 1.0, 40)
     at = np.arange(0, 40, 4)
     y = f[at] + rng.normal(0.0, 0.01, at.size)
-    too_narrow = audit_size_for_width(0.01, f, y, at)
+    too_narrow = audit_size_for_width(0.01, f, y, at, method=PPI_PY)
     assert too_narrow.queries is None and too_narrow.reason is not None
     assert "narrower than 40 queries allow" in too_narrow.reason
-    too_many = audit_size_for_width(0.05, f)
+    too_many = audit_size_for_width(0.05, f, method=PPI_PY)
     assert too_many.queries is None and too_many.reason is not None
     assert "audit them all" in too_many.reason
     flat = audit_size_for_width(0.1, np.full(5, 0.3))

@@ -50,7 +50,7 @@ def cli(ctx: click.Context, db: str | None) -> None:
 
 def _register() -> None:
     """Add the subcommands (one module per group of verbs; each imports only what is light)."""
-    from judgepool.ui.commands import data, demo, evaluate, export, info, labels, pool, serve
+    from judgepool.ui.commands import data, demo, evaluate, export, info, labels, pool, serve, trust
     from judgepool.ui.commands import doctor as doctor_command
     from judgepool.ui.commands import floors as floors_command
     from judgepool.ui.commands import judge as judge_command
@@ -68,6 +68,8 @@ def _register() -> None:
     cli.add_command(evaluate.compare_command)
     cli.add_command(report_command.report)
     cli.add_command(floors_command.floors)
+    cli.add_command(trust.calibrate)
+    cli.add_command(trust.audit)
     cli.add_command(export.export)
     cli.add_command(serve.ui)
     cli.add_command(demo.demo)

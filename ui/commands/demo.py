@@ -22,7 +22,7 @@ from judgepool.pooling.store import Store
 DEMO_DB = "judgepool-demo.duckdb"
 DEMO_RUNS = ("bm25-v1", "dense-v1", "bm25-v2", "dense-v2")
 BASELINE, CANDIDATE, LEVEL = "dense-v1", "dense-v2", "doc"
-STEPS = 7
+STEPS = 8
 
 
 def default_data_dir() -> Path:
@@ -216,9 +216,40 @@ def demo(
     _agreement_report(db, data, _labeller(db))
     _truth_report(db, data)
 
+    show.header("Audit a seeded sample of queries (our hidden labels stand in for a person's)")
+    _fail_on(show.run("audit", "sample", "--queries", "12", "--seed", "1", "--level", LEVEL))
+    audit = _audit_file(db, data)
+    click.echo(
+        "our hand-written hidden labels of the sampled queries' judged pairs act as the "
+        "human audit here (in real use a person grades them on the Audit page):"
+    )
+    _fail_on(show.run("ingest", "qrels", audit, "--level", LEVEL, "--labeller", "demo-audit"))
+    _fail_on(show.run("compare", BASELINE, CANDIDATE, "--level", LEVEL))
+    click.echo(
+        "-> plain: trusts the judge; judge-corrected: checked against the audited "
+        "queries. judge-dependent = the judge's errors could decide the verdict"
+    )
+
     show.header("Explore it in the dashboard (Runs, Compare, Audit, Export)")
     click.echo(f"$ judgepool --db {shlex.quote(_shown(db))} ui")
     click.echo(f"\ndemo finished in {time.perf_counter() - started:.0f} s")
+
+
+def _audit_file(db: Path, data: Path) -> Path:
+    """Our hidden labels of the audit sample's judge-labelled pairs, as a qrels file beside the
+    database (the demo's stand-in for a person's audit)."""
+    from judgepool.trust import audit_listing
+
+    listed = audit_listing(Store(db), LEVEL, everything=True)
+    wanted = {(p.qid, p.doc_id) for p in listed}
+    lines = [
+        line
+        for line in (data / "qrels-doc.v2-only.txt").read_text().splitlines()
+        if len(cols := line.split()) == 4 and (cols[0], cols[2]) in wanted
+    ]
+    path = Path(f"{db}.audit-qrels.txt")
+    path.write_text("".join(f"{line}\n" for line in lines))
+    return path
 
 
 def _labeller(db: Path) -> str:

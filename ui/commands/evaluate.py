@@ -17,6 +17,7 @@ import click
 from judgepool.pooling.store import Store
 from judgepool.ui.commands import comparing
 from judgepool.ui.commands.comparing import by_option, fail_on_option
+from judgepool.ui.commands.corrected_table import corrected_deltas, corrected_means
 from judgepool.ui.format import echo_json, echo_table, fmt_float
 from judgepool.ui.options import judge_option, level_option, runs_option
 
@@ -245,6 +246,7 @@ def eval_command(
         click.echo(f"evaluation of {len(ev.runs)} run(s): {_header(ev)}")
         _runs_table(ev)
         _bounds_table(ev)
+        corrected_means(ev)
         if per_query:
             _per_query_table(ev)
         if groups is not None:
@@ -289,6 +291,7 @@ def _comparison_table(cmp: Comparison) -> None:
         f"p: paired randomisation test ({ev.resamples} sign flips); p(Holm): adjusted over "
         f"{tests} comparisons; significant: p(Holm) < {cmp.alpha:g}"
     )
+    corrected_deltas(cmp)
     _bounds_table(ev, flagged)
 
 

@@ -93,7 +93,9 @@ def sample_panel(view: View, version: data.Version, pair_key: str) -> list[tuple
     """The "sample to audit" control and the progress through the drawn sample."""
     import pandas as pd
 
-    with st.expander("Sample to audit (stratified by judge grade, seeded)", expanded=True):
+    drawn = bool(st.session_state.get(SAMPLE))
+    with st.expander("Sample of pairs to check (stratified by judge grade, seeded)",
+                     expanded=drawn):  # fmt: skip
         a, b, c = st.columns([1, 1, 2])
         a.number_input("Pairs per judge grade", 1, 1000, 10, key="audit_per_grade")
         b.number_input("Seed", 0, 2**31 - 1, 1, key="audit_seed")

@@ -19,6 +19,7 @@ import streamlit as st
 from judgepool.pooling.errors import JudgepoolError
 from judgepool.ui.dashboard import data
 from judgepool.ui.dashboard.charts import PICK, delta_chart
+from judgepool.ui.dashboard.compare_corrected import corrected_panel
 from judgepool.ui.dashboard.view import View, md, render_page, safe_version, show_error
 
 if TYPE_CHECKING:
@@ -173,6 +174,7 @@ def figures(view: View, version: data.Version, cmp: Comparison) -> None:
         f"bootstrap ({cmp.evaluation.resamples:,} resamples); p: paired randomisation test; "
         f"verdict: Holm-corrected over all {len(cmp.deltas)} comparisons at α = {cmp.alpha:g}."
     )
+    corrected_panel(cmp)
     measures = [str(m) for m in cmp.evaluation.measures if m.kind != "Judged"]
     left, right = st.columns(2)
     cand = left.selectbox("Candidate", cmp.candidates, key="compare_chart_candidate")

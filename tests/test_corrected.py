@@ -1,0 +1,167 @@
+"""`compare` and `eval` with judge labels among the effective labels: the judge-corrected estimate
+and interval of every difference and mean, the verdict, and what is said before an audit.
+
+The figures are checked against an independent computation: f = the per-query values of a copy
+of the database with every human label of a judge-labelled pair removed (so the judge's labels
+are the effective ones there: the judge's view), Y = the values with the audit's human labels,
+both handed to metrics.ppi.ppi_mean on the audited queries' positions.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+import judgepool as jp
+from judgepool.metrics.evaluate import evaluate
+from judgepool.metrics.ppi import ppi_mean, verdict
+from judgepool.pooling.audit_queries import latest_sample
+from judgepool.pooling.ingest_labels import ingest_qrels
+from judgepool.pooling.store import Store
+from tests.conftest import CliResult
+from tests.dashboard_db import build
+
+Cli = Callable[..., CliResult]
+Writer = Callable[[str, str | bytes], Path]
+MEASURES = ("nDCG@10", "R(rel=3)@10", "nR@10")
+
+
+@pytest.fixture
+def store(write: Writer) -> Store:
+    return build(Store(), write)
+
+
+def audit(store: Store, cli: Cli, write: Writer, queries: int, grades: dict[str, int]) -> list[str]:
+    """Draw `queries` queries with seed 2 (q3 q4 q2 q5 q6 q1 in that order) and give the d10 of
+    each sampled query in `grades` a human grade."""
+    assert cli("audit", "sample", "--queries", str(queries), "--seed", "2").code == 0
+    sample = latest_sample(store, "chunk")
+    assert sample is not None
+    chosen = list(sample.qids[: len(grades)])
+    lines = [f"{q} 0 {q}-d10 {grades[q]}" for q in chosen if q in grades]
+    if lines:
+        ingest_qrels(store, write("audit.txt", "\n".join(lines) + "\n"), labeller="ana")
+    return list(sample.qids)
+
+
+def judge_view(store: Store, tmp_path: Path) -> Any:
+    """The evaluation of a copy where the judge's labels are the effective ones."""
+    copy = tmp_path / "judge-view.duckdb"
+    shutil.copyfile(store.path, copy)
+    view = Store(copy)
+    with view.write() as con:
+        con.execute(
+            "DELETE FROM judgments WHERE source = 'human' AND (qid, doc_id) IN "
+            "(SELECT qid, doc_id FROM judgments WHERE source = 'judge' AND status = 'ok')"
+        )
+    return evaluate(view, ["base", "cand"])
+
+
+def test_no_audit_yet_says_so_prints_the_command_and_a_forecast(store: Store, cli: Cli) -> None:
+    table = cli("compare", "base", "cand")
+    assert table.code == 0, table.err
+    assert "judge-corrected intervals: none yet — no audit yet: judge labels are among the " \
+           "effective labels (6)" in table.out  # fmt: skip
+    assert f"draw one with: judgepool --db {store.path} audit sample --queries" in table.out
+    assert "twice the plain interval's width" in table.out
+    report = json.loads(cli("compare", "base", "cand", "--format", "json").out)
+    first = report["comparisons"][0]
+    assert first["ppi"] is None and first["verdict"] is None
+    assert first["ppi_reason"].startswith("no audit yet")
+    forecast = first["ppi_forecast"]
+    assert forecast["width"] == pytest.approx(2 * (first["ci95"][1] - first["ci95"][0]))
+    assert forecast["basis"].startswith("no audit yet")
+    assert report["audit"]["sample"] is None and report["audit"]["judge_labels"] == 6
+    assert "audit sample --queries" in report["audit"]["command"]
+
+
+def test_without_judge_labels_there_is_nothing_to_correct(store: Store, cli: Cli) -> None:
+    report = json.loads(cli("compare", "base", "cand", "--judge", "nobody", "--format",
+                            "json").out)  # fmt: skip
+    assert report["audit"] is None
+    assert all(c["ppi"] is None and "no judge label" in c["ppi_reason"]
+               for c in report["comparisons"])  # fmt: skip
+    assert report["runs"]["cand"]["ppi"] is None
+    assert "judge-corrected" not in cli("compare", "base", "cand", "--judge", "nobody").out
+
+
+def test_corrected_differences_equal_the_independent_computation(
+    store: Store, cli: Cli, write: Writer, tmp_path: Path
+) -> None:
+    qids = audit(store, cli, write, 4, {"q1": 0, "q2": 3, "q3": 1, "q4": 0, "q6": 2})
+    report = json.loads(cli("compare", "base", "cand", "--format", "json").out)
+    audited = set(report["audit"]["audited"])
+    assert audited == set(qids)  # every sampled query's d10 now has a human label
+    f_ev = judge_view(store, tmp_path)
+    y_ev = evaluate(store, ["base", "cand"])
+    order = list(y_ev.qids)
+    for comparison in report["comparisons"]:
+        m = comparison["measure"]
+        kept = ~np.isnan(f_ev.values[m][0]) & ~np.isnan(f_ev.values[m][1])
+        f = (f_ev.values[m][1] - f_ev.values[m][0])[kept]
+        y_all = np.nan_to_num(y_ev.values[m][1]) - np.nan_to_num(y_ev.values[m][0])
+        queries = [q for q, k in zip(order, kept, strict=True) if k]
+        at = np.array([i for i, q in enumerate(queries) if q in audited])
+        expected = ppi_mean(f, y_all[kept][at], at)
+        got = comparison["ppi"]
+        assert expected.ci is not None and got is not None, comparison
+        assert got["estimate"] == pytest.approx(expected.estimate, abs=1e-12)
+        assert got["ci95"] == pytest.approx(list(expected.ci), abs=1e-12)
+        assert (got["audited"], got["of"], got["lambda"]) == (at.size, kept.sum(), expected.lam)
+        assert comparison["verdict"] == verdict(tuple(comparison["ci95"]), expected.ci)
+    table = cli("compare", "base", "cand").out
+    assert "judge-corrected, on 4 audited queries of audit sample #1 (4 drawn, seed 2)" in table
+    ndcg = next(c for c in report["comparisons"] if c["measure"] == "nDCG@10")
+    row = next(line for line in table.splitlines() if line.startswith("cand ") and
+               "nDCG@10" in line and "/6" in line)  # fmt: skip
+    lo, hi = ndcg["ppi"]["ci95"]
+    assert f"{ndcg['ppi']['estimate']:+.3f} [{lo:+.3f}, {hi:+.3f}]" in row
+    assert row.rstrip().endswith(ndcg["verdict"])
+
+
+def test_corrected_means_in_eval_and_the_library(
+    store: Store, cli: Cli, write: Writer, tmp_path: Path
+) -> None:
+    audit(store, cli, write, 3, {"q1": 0, "q2": 3, "q3": 1, "q4": 0, "q5": 1, "q6": 2})
+    report = json.loads(cli("eval", "--run", "base", "--run", "cand", "--format", "json").out)
+    f_ev, y_ev = judge_view(store, tmp_path), evaluate(store, ["base", "cand"])
+    audited = set(report["audit"]["audited"])
+    m = "nDCG@10"
+    f = f_ev.values[m][1]
+    at = np.array([i for i, q in enumerate(y_ev.qids) if q in audited])
+    expected = ppi_mean(f, np.nan_to_num(y_ev.values[m][1])[at], at)
+    got = report["runs"]["cand"]["ppi"][m]
+    assert got["estimate"] == pytest.approx(expected.estimate, abs=1e-12)
+    assert "judge-corrected, on 3 audited queries" in cli("eval", "--run", "cand").out
+    db = jp.open(store.path)
+    frame = db.compare("base", "cand").corrected
+    assert frame["measure"].to_list() == list(MEASURES)
+    assert frame["audited"].to_list() == [3, 3, 3]
+    means = db.evaluate(["base", "cand"]).corrected
+    row = means.filter((means["run"] == "cand") & (means["measure"] == m))
+    assert row["estimate"].to_list() == [pytest.approx(expected.estimate, abs=1e-12)]
+
+
+def test_one_audited_query_is_not_enough(store: Store, cli: Cli, write: Writer) -> None:
+    assert audit(store, cli, write, 2, {"q3": 1}) == ["q3", "q4"]
+    report = json.loads(cli("compare", "base", "cand", "--format", "json").out)
+    assert report["audit"]["audited"] == ["q3"]
+    assert report["comparisons"][0]["ppi"] is None
+    assert "only 1 of 6 queries audited" in report["comparisons"][0]["ppi_reason"]
+    assert report["audit"]["command"].endswith("audit status")
+    assert "1 of the 2 queries of audit sample #1 are fully audited" in report["audit"]["reason"]
+
+
+def test_the_trec_eval_average_corrects_over_every_query(
+    store: Store, cli: Cli, write: Writer
+) -> None:
+    audit(store, cli, write, 3, {"q1": 0, "q2": 3, "q3": 1, "q4": 0, "q5": 1, "q6": 2})
+    report = json.loads(cli("compare", "base", "cand", "--average", "trec_eval", "--format",
+                            "json").out)  # fmt: skip
+    assert {c["ppi"]["of"] for c in report["comparisons"] if c["ppi"]} == {6}
