@@ -97,6 +97,7 @@ def test_a_kill_after_the_upload_and_before_it_was_recorded_uploads_nothing_twic
         {f"batch:{row.local_id}": 6})
     again = cli(*batch(fake, "--batch"))
     assert again.code == 0, again.err
+    assert "planned again what a stopped judgepool had recorded but not sent (1 batch" in again.err
     assert "uploading" not in again.err  # the file was found among the provider's files
     # looked for a batch (none), then for the file (found), then created the batch
     assert fake.counts == Counter(upload=1, list=1, files=1, create=1)

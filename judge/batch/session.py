@@ -19,27 +19,16 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from judgepool.judge.batch.collect import CANCELLED, Collection, collect_one
-from judgepool.judge.batch.send import Clients, orphaned, progress_of, recover, send
+from judgepool.judge.batch.send import Clients, orphaned, progress_of, recover
 from judgepool.judge.batch.settings import batch_judge, restored
-from judgepool.judge.batch.submit import (
-    Pair,
-    Submission,
-    _cap,
-    _count,
-    _split,
-    forecast,
-    label_now,
-    new_batches,
-    plan,
-)
+from judgepool.judge.batch.submit import Pair, Submission, forecast, plan, send_holes
 from judgepool.judge.batch.wait import WaitBar, wait_for
-from judgepool.pooling import batches, claims
+from judgepool.pooling import batches
 from judgepool.pooling.errors import UsageError
 from judgepool.pooling.pool import pool_summary
 from judgepool.pooling.store import Store
 
 if TYPE_CHECKING:
-    from judgepool.judge.batch.requests import BatchFile
     from judgepool.judge.session import JudgeSettings
 
 Notify = Callable[[str], None]
@@ -64,52 +53,11 @@ def submit(store: Store, settings: JudgeSettings, notify: Notify | None = None) 
     async def go() -> Submission:
         clients = Clients(settings.api_base)
         try:
-            return await _submit(store, settings, clients, notify)
+            return await send_holes(store, settings, clients, notify)
         finally:
             await clients.aclose()
 
     return asyncio.run(go())
-
-
-async def _submit(store: Store, settings: JudgeSettings, clients: Clients,
-                  notify: Notify | None, only: set[Pair] | None = None) -> Submission:
-    from judgepool.judge.registry import choose_model
-
-    model, _ = choose_model(settings.model, settings.api_base)
-    client = clients.get(model, settings.api_base)
-    mine = [r for r in batches.list_batches(store, uncollected=True) if r.model == model]
-    adopted, known = await recover(store, clients, mine, adopt_only=False)
-    found = plan(store, settings, only)
-    result = forecast(store, found, settings)  # the figures; replaced below by what was sent
-    result.dry_run = False
-    result.adopted = adopted
-    result.resumed = sum(1 for r in mine if orphaned(r)) - len(adopted)
-    holder = claims.new_holder()
-    try:
-        result.no_text, result.cached_pairs = label_now(store, found, holder)
-        chosen: list[BatchFile] = []
-
-        def make(keys: list[str]) -> list[batches.NewBatch]:
-            free = set(keys)
-            entries, result.stopped = _cap(found, [e for e in found.entries if e.key in free],
-                                           settings)
-            result.not_sent = (sum(len(e.requests) for e in found.entries if e.key in free)
-                               - sum(len(e.requests) for e in entries))
-            chosen[:] = _split(found, entries)
-            _count(found, result, entries, chosen)
-            return new_batches(found, settings, holder, chosen)
-
-        wanted = [claims.Wanted(e.key, tuple((r.qid, r.doc_id) for r in e.requests),
-                                e.requests[0].level) for e in found.entries]
-        got, made = batches.open_batches(store, wanted, found.judge.labeller,
-                                         found.plan.label_mark, make)
-        by_key = {e.key: e for e in found.entries}
-        result.claimed = sum(len(by_key[k].requests) for k in got.held)
-        result.claimed_by = sorted({h for h, _ in got.held.values()})
-        result.sent = await send(store, client, made, chosen, known, notify)
-    finally:
-        claims.retire(holder)
-    return result
 
 
 def _mine(rows: list[batches.BatchRow], names: list[str] | None) -> list[batches.BatchRow]:
@@ -231,7 +179,7 @@ async def _retry(store: Store, clients: Clients, caps: JudgeSettings | None,
         problem = batch_judge(settings.model or row.model, settings).readiness()
         if problem is not None:
             raise problem
-        sent.append(await _submit(store, settings, clients, notify, only=pairs))
+        sent.append(await send_holes(store, settings, clients, notify, only=pairs))
     return sent
 
 

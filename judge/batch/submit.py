@@ -1,8 +1,8 @@
 """`judgepool judge --batch`: plan the holes' requests as the online judge would, then send them.
 
-    found = plan(store, settings)             # holes, cache hits, claimed pairs, lines, costs
-    forecast(found)                           # --dry-run: a Submission; nothing written or sent
-    submission = submit(store, settings)      # cache hits and no_text labelled now, the rest sent
+    found = plan(store, settings)                 # holes, cache hits, lines, files, costs
+    forecast(store, found, settings)              # --dry-run: nothing written or sent
+    await send_holes(store, settings, clients)    # cache hits and no_text labelled, rest sent
 
 The requests are the online judge's (judge/batch/requests.py: same prompt, parameters and cache
 key); pairs whose answer is in the cache are labelled from it at once (cost 0), pairs without
@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from judgepool.judge.batch.requests import BatchEntry, BatchFile, LineBuilder, split_files
+from judgepool.judge.batch.send import Clients, Notify, orphaned, recover, send
 from judgepool.judge.batch.settings import batch_judge, kept
 from judgepool.judge.batch.support import BatchRates, BatchSupport, batch_rates, batch_support
 from judgepool.judge.cache import JudgeCache, usable_entry
@@ -69,7 +70,7 @@ class Submission:
     readiness: JudgeError | None = None
     sent: list[batches.BatchRow] = field(default_factory=list)
     adopted: list[batches.BatchRow] = field(default_factory=list)  # found after a crash
-    resumed: int = 0  # sends a crash interrupted, finished now
+    resumed: int = 0  # batches a killed process recorded but never sent: planned again
 
     def problem(self, settings: JudgeSettings) -> JudgeError | None:
         """The error the submission ended with: a cap that left pairs out (exit code 6)."""
@@ -250,3 +251,46 @@ def new_batches(found: Planned, settings: JudgeSettings, submitter: str,
             submitter=submitter, pairs=pairs,
         ))
     return made
+
+
+async def send_holes(store: Store, settings: JudgeSettings, clients: Clients,
+                     notify: Notify | None = None, only: set[Pair] | None = None) -> Submission:
+    """Finish or drop what a killed process left halfway, label what needs no request, then
+    claim, record and send the rest as batches (`only`: just these pairs, if still holes)."""
+    from judgepool.judge.registry import choose_model
+
+    model, _ = choose_model(settings.model, settings.api_base)
+    client = clients.get(model, settings.api_base)
+    mine = [r for r in batches.list_batches(store, uncollected=True) if r.model == model]
+    adopted, known = await recover(store, clients, mine, adopt_only=False)
+    found = plan(store, settings, only)
+    result = forecast(store, found, settings)  # the figures; replaced below by what was sent
+    result.dry_run = False
+    result.adopted = adopted
+    result.resumed = sum(1 for r in mine if orphaned(r)) - len(adopted)
+    holder = claims.new_holder()
+    try:
+        result.no_text, result.cached_pairs = label_now(store, found, holder)
+        chosen: list[BatchFile] = []
+
+        def make(keys: list[str]) -> list[batches.NewBatch]:
+            free = set(keys)
+            entries, result.stopped = _cap(found, [e for e in found.entries if e.key in free],
+                                           settings)
+            result.not_sent = (sum(len(e.requests) for e in found.entries if e.key in free)
+                               - sum(len(e.requests) for e in entries))
+            chosen[:] = _split(found, entries)
+            _count(found, result, entries, chosen)
+            return new_batches(found, settings, holder, chosen)
+
+        wanted = [claims.Wanted(e.key, tuple((r.qid, r.doc_id) for r in e.requests),
+                                e.requests[0].level) for e in found.entries]
+        got, made = batches.open_batches(store, wanted, found.judge.labeller,
+                                         found.plan.label_mark, make)
+        by_key = {e.key: e for e in found.entries}
+        result.claimed = sum(len(by_key[k].requests) for k in got.held)
+        result.claimed_by = sorted({h for h, _ in got.held.values()})
+        result.sent = await send(store, client, made, chosen, known, notify)
+    finally:
+        claims.retire(holder)
+    return result

@@ -85,6 +85,9 @@ def print_submission(found: Submission, store: Store, waiting: bool = False) -> 
     for row in found.adopted:
         note(f"found batch {row.name} ({row.status}), which a stopped judgepool had created "
              "without recording it: recorded now, nothing sent again")
+    if found.resumed:
+        note(f"planned again what a stopped judgepool had recorded but not sent ({found.resumed} "
+             f"batch{'es' if found.resumed > 1 else ''}; a file it had uploaded is used again)")
     if found.no_text or found.cached_pairs:
         click.echo(f"labelled now: {found.no_text} pairs without text (no_text), "
                    f"{found.cached_pairs} from the cache (cost 0)")
