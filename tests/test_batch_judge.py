@@ -272,6 +272,37 @@ def test_a_cancelled_batch_keeps_what_it_answered_and_frees_the_rest(
     assert refused.code == 2 and "was collected already" in refused.err
 
 
+def test_cancelling_a_batch_twice_says_so_and_asks_nothing(
+    store: Store, cli: Cli
+) -> None:
+    with FakeBatchAPI(polls_validating=0, polls_in_progress=1) as fake:
+        ident = batch_id(cli(*batch(fake, "--batch")).out)
+        assert cli(*batch(fake, "--batch-cancel", ident)).code == 0
+        again = cli(*batch(fake, "--batch-cancel", ident))
+        assert again.code == 2, again.err
+        assert f"batch {ident} is being cancelled already: nothing to cancel" in again.err
+        assert "--batch-collect" in again.err
+        assert fake.counts == Counter(upload=1, create=1, cancel=1)  # asked nothing twice
+
+
+def test_cancelling_a_batch_that_finished_since_we_last_looked_says_so(
+    store: Store, cli: Cli
+) -> None:
+    with FakeBatchAPI(polls_validating=0, polls_in_progress=0) as fake:
+        ident = batch_id(cli(*batch(fake, "--batch")).out)
+        # it finished at the provider after we last looked: the provider refuses the cancel
+        fake.push_http_fault("cancel", Reply(status=409, content="Cannot cancel a batch with "
+                                             "status completed."))
+        late = cli(*batch(fake, "--batch-cancel", ident))
+        assert late.code == 2, late.err
+        assert f"batch {ident} is completed: nothing to cancel" in late.err
+        assert "collect it with: judgepool judge --batch-collect" in late.err
+        assert fake.counts == Counter(upload=1, create=1, cancel=1, retrieve=1)
+        collected = cli(*batch(fake, "--batch-collect"))
+        assert collected.code == 0, collected.err
+        assert f"collected 1 batch: {ident} (completed)" in collected.out
+
+
 def test_max_cost_sends_only_what_fits_at_batch_price_and_exits_6(
     store: Store, fake: FakeBatchAPI, cli: Cli
 ) -> None:

@@ -19,6 +19,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from judgepool.judge.batch.collect import CANCELLED, Collection, collect_one
+from judgepool.judge.batch.provider import BatchProviderError
 from judgepool.judge.batch.send import Clients, orphaned, progress_of, recover
 from judgepool.judge.batch.settings import batch_judge, restored
 from judgepool.judge.batch.submit import Pair, Submission, forecast, plan, send_holes
@@ -210,13 +211,36 @@ def cancel(store: Store, name: str, api_base: str | None = None) -> batches.Batc
                 if again is None:
                     return None
                 current = again
-            if current.finished or current.batch_id is None:
-                raise UsageError(f"batch {current.name} is {current.status}: nothing to cancel",
-                                 "collect it with: judgepool judge --batch-collect")
-            stopped = await clients.of(current).cancel(current.batch_id)
+            batch_id = _cancellable(current)
+            client = clients.of(current)
+            try:
+                stopped = await client.cancel(batch_id)
+            except BatchProviderError as err:
+                if err.kind != "rejected":
+                    raise
+                # most often it finished (or began cancelling) after we last looked: say so
+                batches.record_progress(store, current.local_id,
+                                        progress_of(await client.retrieve(batch_id)))
+                now = batches.find(store, current.local_id)
+                if now is not None:
+                    _cancellable(now)
+                raise
             batches.record_progress(store, current.local_id, progress_of(stopped))
             return batches.find(store, current.local_id)
         finally:
             await clients.aclose()
 
     return asyncio.run(go())
+
+
+def _cancellable(row: batches.BatchRow) -> str:
+    """The provider's id of a batch that can be cancelled; refuses one that has finished or is
+    being cancelled, saying what to do."""
+    if row.status == "cancelling":
+        raise UsageError(f"batch {row.name} is being cancelled already: nothing to cancel",
+                         "collect what it answered once it stops with: judgepool judge "
+                         "--batch-collect (add --wait to wait for it)")
+    if row.finished or row.batch_id is None:
+        raise UsageError(f"batch {row.name} is {row.status}: nothing to cancel",
+                         "collect it with: judgepool judge --batch-collect")
+    return row.batch_id
