@@ -95,6 +95,7 @@ def test_submit_status_collect_with_exact_requests_costs_at_batch_price(
     sent = cli(*batch(fake, "--batch"))
     assert sent.code == 0, sent.err
     assert fake.counts == Counter(upload=1, create=1)
+    assert f"judge: {LABELLER} as a batch; 8 holes at depth 10 (chunk level)" in sent.err
     ident = batch_id(sent.out)
     assert f"judgepool --db {store.path} judge --batch-status" in sent.out
     assert "--batch-collect" in sent.out and "within 24 h" in sent.out

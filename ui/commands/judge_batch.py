@@ -115,7 +115,7 @@ def run_batch(store: Store, settings: JudgeSettings, dry_run: bool, progress: bo
         report.print_forecast(session.dry_run(store, settings), settings)
         return True
     submitted = session.submit(store, settings, notify=note)
-    report.print_submission(submitted, store, waiting=given["wait"])
+    report.print_submission(submitted, store, settings, waiting=given["wait"])
     problem = submitted.problem(settings)
     if given["wait"] and submitted.sent:
         names = [r.local_id for r in submitted.sent]

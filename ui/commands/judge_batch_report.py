@@ -45,9 +45,13 @@ def _prices(found: Submission) -> str:
             f"online it would be {money(found.online_cost)}")
 
 
-def print_forecast(found: Submission, settings: JudgeSettings) -> None:
+def _heading(found: Submission, settings: JudgeSettings) -> None:
     note(f"judge: {found.labeller} as a batch; {found.holes} holes at depth {settings.depth} "
          f"({settings.level} level)")
+
+
+def print_forecast(found: Submission, settings: JudgeSettings) -> None:
+    _heading(found, settings)
     held = f"{', '.join(found.claimed_by)}" if found.claimed_by else "not sent again"
     rows = [
         ("holes", found.holes, ""),
@@ -81,7 +85,11 @@ _HEADERS = ("batch", "status", "requests", "done", "failed", "pairs", "model",
             "created (UTC)", "collected (UTC)")
 
 
-def print_submission(found: Submission, store: Store, waiting: bool = False) -> None:
+def print_submission(found: Submission, store: Store, settings: JudgeSettings | None = None,
+                     waiting: bool = False) -> None:
+    """What `--batch` did (with `settings`: its heading, as the dry run has it)."""
+    if settings is not None:
+        _heading(found, settings)
     for row in found.adopted:
         note(f"found batch {row.name} ({row.status}), which a stopped judgepool had created "
              "without recording it: recorded now, nothing sent again")
