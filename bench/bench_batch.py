@@ -1,20 +1,20 @@
-"""Batch judging benchmark: 20,000 holes through a local OpenAI files/batches server.
+"""Batch judging benchmark: 20,000 holes through a local OpenAI files/batches server, end to end.
 
-The fake batch server (tests/fake_openai_batch.py) runs in its own process; the real litellm
-client and judgepool's batch modules do the rest, on a synthetic collection (N queries x 10
-docs, every passage distinct, ~800 characters, one run, `--all-queries`):
+The fake batch server (tests/fake_openai_batch.py) runs in its own process; everything else is
+what `judgepool judge --batch` and `--batch-collect` run (judge/batch/session.py, the real
+litellm client), on a synthetic collection (N queries x 10 docs, every passage distinct, ~800
+characters, one run, `--all-queries`):
 
-- build:   holes -> JudgeRequests (plan_holes) -> JSONL lines (LineBuilder) -> files
-- upload:  upload every file and create its batch
+- dry run: holes -> requests -> lines -> files, with batch and online prices (nothing sent)
+- submit:  the same planning, then claims and batch records in the database, upload, create
 - (the provider's own processing: polls until completed, reported but not part of the target)
-- collect: download the output files and parse every line (judge/batch/parse.py)
-- write:   (not part of the issue's target; what collect will also do once wired) turn every
-           answer into labels (LabelMaker) and cache entries, and write them (write_judgments)
+- collect: download and read the output file, put every answer in the judge cache, write the
+           labels, outcomes and the release of the claims in one transaction
 
 Figures: wall seconds per step, peak resident memory of this process (ru_maxrss; the server's
-memory is its own), and the online judge's rate floor for the same holes at 3,000 requests per
-minute. Targets (issue 14): build + upload + collect under 60 s, peak memory under 1 GB; every
-hole answered once with the grade the fake gives it.
+memory is its own), the server's request counts, and the online judge's rate floor for the same
+holes at 3,000 requests per minute. Targets (issue 14): submit + collect under 60 s, peak memory
+under 1 GB; every hole labelled once with the grade the fake gives it.
 
     python bench/bench_batch.py                 # 20,000 holes
     python bench/bench_batch.py --holes 2000    # a quick look
@@ -25,7 +25,6 @@ Writes bench/results/batch.json.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import os
 import random
@@ -93,6 +92,14 @@ def start_server() -> tuple[subprocess.Popen[str], int]:
     return server, int(line.split()[1])
 
 
+def server_counts(port: int) -> dict[str, int]:
+    import urllib.request
+
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/stats", timeout=10) as answer:
+        counts: dict[str, int] = json.loads(answer.read())["counts"]
+    return counts
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--holes", type=int, default=20_000)
@@ -104,16 +111,10 @@ def main() -> None:
     os.environ["JUDGEPOOL_CACHE_DIR"] = str(work / "cache")
     db = build_collection(work, args.holes // 10, 10)
 
-    from judgepool.judge.backfill import plan_holes
-    from judgepool.judge.batch.parse import collect
-    from judgepool.judge.batch.provider import BatchClient, BatchStatus
-    from judgepool.judge.batch.requests import LineBuilder, split_files
-    from judgepool.judge.batch.support import batch_rates, batch_support
-    from judgepool.judge.cache import JudgeCache
-    from judgepool.judge.llm import LLMJudge, LLMSettings, load_litellm
-    from judgepool.judge.provenance import LabelMaker, now_iso
+    from judgepool.judge.batch import session
+    from judgepool.judge.llm import load_litellm
+    from judgepool.judge.session import JudgeSettings
     from judgepool.judge.tokens import count_tokens
-    from judgepool.pooling.labels import write_judgments
     from judgepool.pooling.store import Store
 
     load_litellm()  # import cost (~4 s) is not batch time
@@ -121,119 +122,66 @@ def main() -> None:
     store = Store(db)
     baseline_mb = peak_mb()
     server, port = start_server()
-    api_base = f"http://127.0.0.1:{port}/v1"
-    model = "openai/gpt-4o-mini"
-    judge = LLMJudge(LLMSettings(model=model, api_base=api_base))
+    settings = JudgeSettings(model="openai/gpt-4o-mini", api_base=f"http://127.0.0.1:{port}/v1",
+                             depth=10, all_queries=True)
     try:
         t0 = time.perf_counter()
-        plan = plan_holes(store, depth=10, all_queries=True)
-        requests = plan.built.requests
-        t_plan = time.perf_counter()
-        entries = LineBuilder(judge).entries(requests)
-        limits = batch_support(model).limits
-        if limits is None:
-            raise SystemExit("no limits for the model's provider")
-        files = split_files(entries, limits)
-        t_build = time.perf_counter()
-
-        async def upload() -> list[BatchStatus]:
-            async with BatchClient(model, api_base=api_base) as client:
-                created = []
-                for file in files:
-                    uploaded = await client.upload(file.name, file.data())
-                    created.append(await client.create(uploaded.id,
-                                                       {"judgepool_file": file.sha256}))
-                return created
-
-        batches = asyncio.run(upload())
-        t_upload = time.perf_counter()
-
-        async def wait() -> list[BatchStatus]:
-            async with BatchClient(model, api_base=api_base) as client:
-                done = []
-                for batch in batches:
-                    while not batch.finished:
-                        batch = await client.retrieve(batch.id)
-                    done.append(batch)
-                return done
-
-        finished = asyncio.run(wait())
+        forecast = session.dry_run(store, settings)
+        t_dry = time.perf_counter()
+        submitted = session.submit(store, settings)
+        t_submit = time.perf_counter()
+        while any(not r.finished for r in session.status(store)):
+            time.sleep(0.05)
         t_provider = time.perf_counter()
-        rates = batch_rates(model)
-
-        async def download() -> list[list[bytes]]:
-            async with BatchClient(model, api_base=api_base) as client:
-                return [[await client.content(f) for f in (b.output_file_id, b.error_file_id) if f]
-                        for b in finished]
-
-        contents = asyncio.run(download())
-        results = [collect([e.custom_id for e in file.entries], data, rates, batch.id)
-                   for file, batch, data in zip(files, finished, contents, strict=True)]
+        collected = session.collect(store)
         t_collect = time.perf_counter()
-        del contents
-        maker = LabelMaker(judge.labeller, judge.describe())
-        written = 0
-        with JudgeCache() as cache:
-            for file, result in zip(files, results, strict=True):
-                rows = []
-                judged_at = now_iso()
-                for entry in file.entries:
-                    answer = result.outcomes[entry.custom_id].answer
-                    if answer is None:
-                        continue
-                    if answer.status == "ok":
-                        cache.put(entry.key, maker.cache_entry(answer, judged_at))
-                    rows += maker.answered(list(entry.requests), entry.key, answer, 1, judged_at)
-                written += write_judgments(store, rows)
-        t_write = time.perf_counter()
+        counts = server_counts(port)
     finally:
         server.kill()
         server.wait()
-    outcomes: Counter[str] = Counter()
-    wrong = 0
-    for file, result in zip(files, results, strict=True):
-        outcomes.update(result.counts())
-        for entry in file.entries:
-            answer = result.outcomes[entry.custom_id].answer
-            mark = int(entry.requests[0].passage.rsplit("[[grade=", 1)[1][0])
-            wrong += answer is None or answer.grade != mark
-    build_s = t_build - t0
-    upload_s = t_upload - t_build
+    with store.read() as con:
+        rows = con.execute(
+            "SELECT d.text, j.grade, j.status FROM judgments j JOIN docs d USING (doc_id) "
+            "WHERE j.source = 'judge'").fetchall()
+    wrong = sum(1 for text, grade, status in rows
+                if status != "ok" or grade != int(text.rsplit("[[grade=", 1)[1][0]))
+    submit_s = t_submit - t_dry
     collect_s = t_collect - t_provider
-    target_s = build_s + upload_s + collect_s
+    target_s = submit_s + collect_s
     peak = peak_mb()
     floor = args.holes / (args.online_rpm / 60.0)
-    cost = sum((r.cost or 0.0) for r in results)
     result: dict[str, Any] = {
-        "holes": len(plan.holes),
-        "requests": len(requests),
-        "lines": len(entries),
-        "files": len(files),
-        "bytes_uploaded": sum(f.size for f in files),
-        "plan_s": round(t_plan - t0, 2),
-        "lines_s": round(t_build - t_plan, 2),
-        "build_s": round(build_s, 2),
-        "upload_and_create_s": round(upload_s, 2),
-        "provider_processing_s_excluded": round(t_provider - t_upload, 2),
-        "collect_download_and_parse_s": round(collect_s, 2),
-        "build_upload_collect_s": round(target_s, 2),
-        "write_labels_and_cache_s_not_in_target": round(t_write - t_collect, 2),
-        "labels_written": written,
+        "holes": forecast.holes,
+        "requests": submitted.lines,
+        "files": len(submitted.files),
+        "batches": len(submitted.sent),
+        "bytes_uploaded": sum(size for _, size in submitted.files),
+        "dry_run_s": round(t_dry - t0, 2),
+        "submit_plan_upload_create_record_s": round(submit_s, 2),
+        "provider_processing_s_excluded": round(t_provider - t_submit, 2),
+        "collect_download_parse_cache_write_s": round(collect_s, 2),
+        "submit_plus_collect_s": round(target_s, 2),
+        "labels_written": collected.labels_written,
+        "label_rows": len(rows),
+        "outcomes": dict(collected.outcomes),
+        "wrong_or_missing_grades": wrong,
+        "server_requests": counts,
         "peak_rss_mb": round(peak, 1),
         "rss_before_steps_mb": round(baseline_mb, 1),
-        "outcomes": dict(outcomes),
-        "wrong_or_missing_grades": wrong,
-        "cost_at_batch_price_usd": round(cost, 4),
+        "cost_at_batch_price_usd": round(collected.cost, 4),
+        "estimated_online_cost_usd": round(forecast.online_cost or 0.0, 4),
         "online_floor_s_at_rpm": {str(int(args.online_rpm)): round(floor, 1)},
         "cpu_count": os.cpu_count(),
         "load_average_1min": round(os.getloadavg()[0], 2),
     }
     missed = [
         name for name, met in (
-            ("build + upload + collect under 60 s", target_s < 60.0),
+            ("submit + collect under 60 s", target_s < 60.0),
             ("peak memory under 1 GB", peak < 1024.0),
-            ("every hole answered with its grade", wrong == 0
-             and outcomes == Counter(ok=len(entries))),
+            ("every hole labelled once with its grade", wrong == 0
+             and len(rows) == args.holes and collected.outcomes == Counter(ok=args.holes)),
+            ("one upload and one create per file", counts.get("upload") == len(submitted.files)
+             == counts.get("create")),
         ) if not met
     ]
     result["targets_missed"] = missed

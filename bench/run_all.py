@@ -17,6 +17,7 @@ BENCHMARKS = {
     "pool": ["bench_pool.py"],
     "metrics": ["bench_metrics.py"],
     "judge": ["bench_judge.py"],
+    "batch": ["bench_batch.py"],
     "offline": ["bench_offline_judge.py"],
     "dashboard": ["bench_dashboard.py"],
 }

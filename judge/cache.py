@@ -112,6 +112,12 @@ class JudgeCache:
         """Store an entry (written to disk before this returns)."""
         self._cache.set(key, json.dumps(entry, sort_keys=True, default=str, ensure_ascii=False))
 
+    def put_many(self, entries: list[tuple[str, dict[str, Any]]]) -> None:
+        """Store many entries in one transaction (a batch's answers: thousands at once)."""
+        with self._cache.transact():
+            for key, entry in entries:
+                self.put(key, entry)
+
     def __contains__(self, key: str) -> bool:
         return key in self._cache
 

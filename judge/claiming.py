@@ -3,7 +3,9 @@
 The loop asks `Dispatcher.next()` for a group to call. The dispatcher claims groups a few at a
 time (pooling/claims.py: one short write transaction, run on the label writer's thread so that
 database work stays in one place and in order), hands out the ones it got, and sets aside the
-ones another judge holds. When nothing else is left it waits for those, polling: a claim that
+ones another judge holds. Pairs an open provider batch holds (`batch:ID`, judge --batch) are
+not waited for: the batch answers them within its window, so they are reported and left to it.
+When nothing else is left it waits for the other judges' claims, polling: a claim that
 disappears with labels behind it was done by the other judge (counted, nothing written); one that
 disappears without labels (the other judge stopped first), or whose lease ran out (the other judge
 died), is claimed and done here. While the run lasts, a background task renews this judge's
@@ -54,6 +56,7 @@ class Dispatcher:
         batch: int,
         elsewhere: Callable[[Group], None],
         notify: Callable[[str], None] | None = None,
+        in_batch: Callable[[Group], None] | None = None,
     ) -> None:
         self.store = store
         self.writer = writer
@@ -64,6 +67,8 @@ class Dispatcher:
         self.batch = max(1, batch)
         self.elsewhere = elsewhere  # told about each group another judge has labelled
         self.notify = notify  # told, once, that the run waits for another judge's claims
+        self.in_batch = in_batch  # told about each group an open batch holds (not waited for)
+        self.batches: set[str] = set()  # batch holders seen holding something we wanted
         self._told = False
         self.poll_s = min(2.0, max(0.1, lease_s / 10))
         self.pending: deque[Group] = deque()
@@ -94,6 +99,10 @@ class Dispatcher:
         for key in result.labelled:
             self.elsewhere(by_key[key])
         for key, (holder, until) in result.held.items():
+            if self.in_batch is not None and claims.is_batch(holder):
+                self.batches.add(holder)
+                self.in_batch(by_key[key])
+                continue
             self.waiting[key] = by_key[key]
             self.others.add(holder)
             self.until = max(self.until, until) if self.until is not None else until

@@ -40,17 +40,15 @@ from judgepool.judge.base import (
     TransientJudgeFailure,
 )
 from judgepool.judge.cache import content_key
+from judgepool.judge.completion import completion_answer
 from judgepool.judge.litellm_env import load_litellm as load_litellm  # re-exported
-from judgepool.judge.parse import PARSER_VERSION, parse_grade
+from judgepool.judge.parse import PARSER_VERSION
 from judgepool.judge.prompt import DEFAULT_TEMPLATE, Template, load_template
 from judgepool.judge.reasoning import (
     TYPICAL_REASONING_TOKENS,
     Decoding,
     check_effort,
     decoding,
-    parse_problem,
-    reasoning_of,
-    reasoning_tokens,
 )
 from judgepool.judge.redact import host_of, redact
 from judgepool.judge.tokens import count_tokens
@@ -94,7 +92,7 @@ class LLMSettings:
         check_effort(self.reasoning_effort)
 
 
-def _retry_after(err: Exception) -> float | None:
+def retry_after(err: Exception) -> float | None:
     """Seconds from retry-after-ms / Retry-After (seconds or an HTTP date), when present."""
     response = getattr(err, "response", None)
     headers = getattr(response, "headers", None)
@@ -156,7 +154,7 @@ def translate(err: Exception, litellm: ModuleType, model: str) -> Exception:
     if isinstance(err, litellm.ContentPolicyViolationError):
         return RequestRejected("content_policy", text)
     if isinstance(err, litellm.RateLimitError):
-        return TransientJudgeFailure("rate_limit", text, _retry_after(err), unanswered=False)
+        return TransientJudgeFailure("rate_limit", text, retry_after(err), unanswered=False)
     if isinstance(err, litellm.Timeout):
         return TransientJudgeFailure("timeout", text)
     if isinstance(err, litellm.APIConnectionError):
@@ -282,7 +280,8 @@ class LLMJudge:
     def _system_tokens(self) -> int:
         return count_tokens(self.template.system) + MESSAGE_OVERHEAD
 
-    def _input_tokens(self, request: JudgeRequest) -> int:
+    def input_tokens(self, request: JudgeRequest) -> int:
+        """Estimated prompt tokens of one request (system and user messages, chat framing)."""
         user = self.messages(request)[1]["content"]
         return self._system_tokens + count_tokens(user) + MESSAGE_OVERHEAD + 3
 
@@ -317,7 +316,7 @@ class LLMJudge:
         n, cap = len(requests), self.decoding.output_cap
         thinking = (min(cap, TYPICAL_REASONING_TOKENS[self.decoding.effort]) * n
                     if self.decoding.reasoning else 0)
-        tokens_in = sum(self._input_tokens(r) for r in requests)
+        tokens_in = sum(self.input_tokens(r) for r in requests)
         tokens_out = TYPICAL_OUTPUT_TOKENS * n + thinking
         worst_in = tokens_in * INPUT_MARGIN + 16 * n
         worst = [self.price(worst_in, cap * n)]
@@ -356,32 +355,4 @@ class LLMJudge:
             response = await litellm.acompletion(**kwargs)
         except Exception as err:
             raise translate(err, litellm, self.settings.model) from None
-        latency = time.monotonic() - started
-        choices = getattr(response, "choices", None) or []
-        message = getattr(choices[0], "message", None) if choices else None
-        content = getattr(message, "content", None)
-        usage = getattr(response, "usage", None)
-        tokens_in = getattr(usage, "prompt_tokens", None)
-        tokens_out = getattr(usage, "completion_tokens", None)
-        finish = getattr(choices[0], "finish_reason", None) if choices else None
-        parsed = parse_grade(content if isinstance(content, str) else None)
-        thought = reasoning_of(message)
-        problem = parse_problem(parsed.problem, content, thought, finish)
-        return JudgeAnswer(
-            status="ok" if parsed.ok else "unparsed",
-            grade=parsed.grade,
-            raw_output=content if isinstance(content, str) else None,
-            tokens_in=tokens_in if isinstance(tokens_in, int) else None,
-            tokens_out=tokens_out if isinstance(tokens_out, int) else None,
-            cost=self._cost(usage),
-            latency_s=latency,
-            provenance={
-                "parse": parsed.method,
-                "parse_problem": problem,
-                "finish_reason": finish,
-                "reasoning_tokens": reasoning_tokens(usage),
-                "reasoning_chars": len(thought) if thought is not None else None,
-                "response_model": getattr(response, "model", None),
-                "response_id": getattr(response, "id", None),
-            },
-        )
+        return completion_answer(response, self.price, time.monotonic() - started)

@@ -96,6 +96,9 @@ class LabellingLoop:
     def _elsewhere(self, group: Group) -> None:
         self.finish(group, "by_other_judge")
 
+    def _in_batch(self, group: Group) -> None:
+        self.finish(group, "in_batch")  # an open provider batch answers it (judge --batch)
+
     def fail_run(self, error: JudgepoolError, reason: str) -> None:
         """Stop the run with an error the user must act on (reported after the cleanup)."""
         self.stats.fatal = self.stats.fatal or error
@@ -190,7 +193,7 @@ class LabellingLoop:
         self.dispatcher = Dispatcher(
             self.store, self.writer, self.holder, self.labeller, since, self.lease,
             max(self.options.concurrency, 1), self._elsewhere,
-            self.progress.note if self.progress is not None else None,
+            self.progress.note if self.progress is not None else None, self._in_batch,
         )
         try:
             if todo:
@@ -203,6 +206,7 @@ class LabellingLoop:
             self.stats.labels_written += self.writer.written
             self.stats.taken_over = self.dispatcher.taken_over
             self.stats.other_judges = len(self.dispatcher.others)
+            self.stats.batches = sorted(self.dispatcher.batches)
             self.stats.charged = self.budget.charged
             self.stats.unanswered = self.budget.unanswered
             not_attempted = self.stats.total - self.stats.done

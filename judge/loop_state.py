@@ -35,7 +35,8 @@ class LoopStats:
     """Live counters (read by the progress bar) and, at the end, the run's summary.
 
     `outcomes` counts pairs by final outcome: ok, unparsed, error, no_text, by_other_judge
-    (another judge labelled it meanwhile), not_attempted (a cap or a stop came first).
+    (another judge labelled it meanwhile), in_batch (an open provider batch holds it: `batches`
+    names them), not_attempted (a cap or a stop came first).
     `cached` counts pairs answered from the cache, `shared` pairs whose text another pair of this
     run already paid for, `taken_over` pairs claimed by a judge that died (its lease ran out).
     `failures` counts failed pairs by why (a failure kind, or `unparsed`), with one message each
@@ -60,6 +61,7 @@ class LoopStats:
     labels_written: int = 0
     taken_over: int = 0
     other_judges: int = 0
+    batches: list[str] = field(default_factory=list)
     grades: Counter[int] = field(default_factory=Counter)
     outcomes: Counter[str] = field(default_factory=Counter)
     failures: Counter[str] = field(default_factory=Counter)

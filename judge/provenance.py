@@ -22,7 +22,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from judgepool.judge.base import JudgeAnswer, JudgeRequest
-from judgepool.judge.redact import redact, redact_value
+from judgepool.judge.redact import Redactor, redact
 from judgepool.judge.requests import Skipped
 from judgepool.pooling.labels import Judgment
 
@@ -46,12 +46,14 @@ def cut_raw_output(text: str, limit: int = RAW_OUTPUT_LIMIT) -> str:
     return text[:head] + marker + text[len(text) - _RAW_TAIL :]
 
 
-def storable(answer: JudgeAnswer) -> JudgeAnswer:
-    """The answer as it may be stored: secrets masked, a long raw output cut (and flagged)."""
-    provenance = redact_value(answer.provenance)
+def storable(answer: JudgeAnswer, mask: Redactor | None = None) -> JudgeAnswer:
+    """The answer as it may be stored: secrets masked, a long raw output cut (and flagged).
+    `mask`: the environment's secrets read once for many answers (judge/redact.py)."""
+    mask = mask or Redactor()
+    provenance = mask.value(answer.provenance)
     raw = answer.raw_output
     if raw is not None:
-        raw = redact(raw)
+        raw = mask.text(raw)
         if len(raw) > RAW_OUTPUT_LIMIT:
             provenance["raw_output_cut"] = {"chars": len(raw), "kept": RAW_OUTPUT_LIMIT}
             raw = cut_raw_output(raw)

@@ -20,6 +20,7 @@ its cache keys stay what they were). A reasoning model is sent
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -150,13 +151,20 @@ def decoding(
     return Decoding(parameters, reasoning=True, why=why, effort=effort)
 
 
+def _field(value: Any, name: str) -> Any:
+    """A field of an SDK object (litellm's response) or of a JSON object (a batch line's body)."""
+    if isinstance(value, Mapping):
+        return value.get(name)
+    return getattr(value, name, None)
+
+
 def reasoning_of(message: Any) -> str | None:
-    """The reasoning text litellm read out of a reply (`reasoning_content`, or the text of its
-    thinking blocks); None when there is none. It is never parsed for a grade."""
-    text = getattr(message, "reasoning_content", None)
+    """The reasoning text of a reply (`reasoning_content`, or the text of its thinking blocks);
+    None when there is none. It is never parsed for a grade."""
+    text = _field(message, "reasoning_content")
     if isinstance(text, str) and text.strip():
         return text
-    blocks = getattr(message, "thinking_blocks", None) or []
+    blocks = _field(message, "thinking_blocks") or []
     parts = [str(b.get("thinking") or "") for b in blocks if isinstance(b, dict)]
     joined = "\n".join(p for p in parts if p.strip())
     return joined or None
@@ -164,9 +172,8 @@ def reasoning_of(message: Any) -> str | None:
 
 def reasoning_tokens(usage: Any) -> int | None:
     """usage.completion_tokens_details.reasoning_tokens, when the provider reported it."""
-    details = getattr(usage, "completion_tokens_details", None)
-    value = getattr(details, "reasoning_tokens", None)
-    return value if isinstance(value, int) else None
+    value = _field(_field(usage, "completion_tokens_details"), "reasoning_tokens")
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 def parse_problem(problem: str | None, content: Any, thought: str | None,

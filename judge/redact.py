@@ -47,23 +47,37 @@ def _keyish(match: re.Match[str]) -> str:
     return prefix + (after if after in ("-", "_") else "") + MASK
 
 
+class Redactor:
+    """`redact` with the environment's secrets read once, for many strings at a time (a batch's
+    thousands of answers: reading the environment is most of the cost of one `redact`)."""
+
+    def __init__(self) -> None:
+        self.values = _secret_values()
+
+    def text(self, text: str) -> str:
+        for value in self.values:
+            text = text.replace(value, MASK)
+        text = _URL_CREDENTIALS.sub(MASK + "@", text)
+        return _KEYISH.sub(_keyish, text)
+
+    def value(self, value: Any) -> Any:
+        if isinstance(value, str):
+            return self.text(value)
+        if isinstance(value, dict):
+            return {self.value(k): self.value(v) for k, v in value.items()}
+        if isinstance(value, list | tuple):
+            return [self.value(v) for v in value]
+        return value
+
+
 def redact(text: str) -> str:
     """`text` with environment secrets, URL credentials and key-shaped strings masked."""
-    for value in _secret_values():
-        text = text.replace(value, MASK)
-    text = _URL_CREDENTIALS.sub(MASK + "@", text)
-    return _KEYISH.sub(_keyish, text)
+    return Redactor().text(text)
 
 
 def redact_value(value: Any) -> Any:
     """`redact` applied to every string inside a JSON-like value (dict keys included)."""
-    if isinstance(value, str):
-        return redact(value)
-    if isinstance(value, dict):
-        return {redact_value(k): redact_value(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [redact_value(v) for v in value]
-    return value
+    return Redactor().value(value)
 
 
 def host_of(api_base: str | None) -> str | None:

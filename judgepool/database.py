@@ -6,6 +6,7 @@
     db.ingest_qrels("qrels.txt"); db.ingest_run("bm25.trec"); db.ingest_run("splade.trec")
     db.pool(depth=10).summary                # polars: judged@10 and holes per run
     db.judge("offline", depth=10)            # fill the holes (any litellm model string works)
+    db.submit_batch("openai/gpt-4o-mini")    # ... or at half price within 24 h (batch_api.py)
     db.compare("bm25", ["splade"]).deltas    # polars: paired differences, CIs, Holm p
     db.compare("bm25", "splade", fail_on="regression").failed_rules   # a CI gate
     db.set_floors({"nR@10": 0.75}); db.check_floors("splade").ok     # floors that only rise
@@ -23,6 +24,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from judgepool.batch_api import BatchMethods
 from judgepool.frames import ORIGIN, frame_of, from_frame, needs
 from judgepool.pooling.errors import UsageError
 from judgepool.pooling.store import Store
@@ -52,8 +54,8 @@ def _names(value: str | Sequence[str] | None) -> list[str]:
     return [value] if isinstance(value, str) else list(value)
 
 
-class Database:
-    """A judgepool database file (see `judgepool.open`)."""
+class Database(BatchMethods):
+    """A judgepool database file (see `judgepool.open`); batch judging is in batch_api.py."""
 
     def __init__(self, path: Source | None = None) -> None:
         self.store = Store(path)

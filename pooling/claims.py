@@ -68,13 +68,22 @@ def _pid_namespace() -> str:
         return "-"
 
 
+#: The holder prefix of a provider batch's claims (`batch:ID`): online judges skip what it holds.
+BATCH_PREFIX = "batch:"
+
+
+def is_batch(holder: str) -> bool:
+    """Whether `holder` is a provider batch (its claims last its 24-hour window, not a lease)."""
+    return holder.startswith(BATCH_PREFIX)
+
+
 def new_holder(kind: str = "judge", name: str | None = None) -> str:
     """A holder name: `judge:HOST:PIDNS:PID:TOKEN` for this process, or `batch:NAME` for a
     batch."""
     if kind == "batch":
         if not name:
             raise UsageError("a batch claim needs the batch id", "pass the provider's batch id")
-        return f"batch:{name}"
+        return f"{BATCH_PREFIX}{name}"
     host = socket.gethostname()
     holder = f"judge:{host}:{_pid_namespace()}:{os.getpid()}:{secrets.token_hex(4)}"
     _live.add(holder)
@@ -141,7 +150,22 @@ def claim(
     since_id: int,
     lease_s: float,
 ) -> Claimed:
-    """Claim every wanted key nobody else holds, in one transaction.
+    """Claim every wanted key nobody else holds, in one transaction (see `claim_in`)."""
+    if not wanted:
+        return Claimed()
+    with store.write() as con:
+        return claim_in(con, holder, wanted, labeller, since_id, lease_s)
+
+
+def claim_in(
+    con: duckdb.DuckDBPyConnection,
+    holder: str,
+    wanted: Sequence[Wanted],
+    labeller: str,
+    since_id: int,
+    lease_s: float,
+) -> Claimed:
+    """Inside an open write transaction: claim every wanted key nobody else holds.
 
     A key with no claim whose pairs got a label from `labeller` after judgment id `since_id`
     (another judge finished it after this one listed its holes) is reported `labelled` and not
@@ -163,7 +187,7 @@ def claim(
             "level": pa.array([w.level for w in wanted for _ in w.pairs], pa.string()),
         }
     )
-    with store.write() as con, registered(con, "_wanted", keys), registered(con, "_pairs", pairs):
+    with registered(con, "_wanted", keys), registered(con, "_pairs", pairs):
         now = utcnow()
         rows = con.execute(
             "SELECT c.key, c.holder, c.expires_at FROM claims c JOIN _wanted w USING (key)"
@@ -246,3 +270,19 @@ def holders(store: Store) -> list[tuple[str, int, datetime]]:
             [utcnow()],
         ).fetchall()
     return [(str(h), int(n), e) for h, n, e in rows]
+
+
+def held_by(store: Store, keys: Sequence[str]) -> dict[str, str]:
+    """The keys among `keys` that a live holder claims now, with the holder (what a judge that
+    started now would skip or wait for; read only, for dry runs)."""
+    if not keys:
+        return {}
+    import pyarrow as pa
+
+    table = pa.table({"key": pa.array(list(keys), pa.string())})
+    with store.read() as con, registered(con, "_asked", table):
+        rows = con.execute(
+            "SELECT c.key, c.holder FROM claims c JOIN _asked a USING (key) WHERE c.expires_at > ?",
+            [utcnow()],
+        ).fetchall()
+    return {str(k): str(h) for k, h in rows if not holder_is_dead(str(h))}

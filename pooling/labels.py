@@ -12,12 +12,15 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from judgepool.pooling import claims
 from judgepool.pooling.errors import UsageError
 from judgepool.pooling.sql import registered
 from judgepool.pooling.store import Store, utcnow
+
+if TYPE_CHECKING:
+    import duckdb
 
 Level = Literal["chunk", "doc"]
 LEVELS: tuple[str, ...] = ("chunk", "doc")
@@ -136,6 +139,21 @@ def write_judgments(
         return 0
     for j in judgments:
         j.check()
+    with store.write() as con:
+        written = insert_judgments_in(con, judgments, unless_marked)
+        if release is not None:
+            claims.release_in(con, release[0], release[1])
+    return written
+
+
+def insert_judgments_in(
+    con: duckdb.DuckDBPyConnection, judgments: Sequence[Judgment], unless_marked: bool = False
+) -> int:
+    """Inside an open write transaction: append labels (see `write_judgments`)."""
+    if not judgments:
+        return 0
+    for j in judgments:
+        j.check()
     # One Arrow table, inserted in order: ~50x faster than executemany (3 ms a row), which
     # matters when a judge run writes thousands of cache hits at once.
     table = _arrow(judgments)
@@ -145,13 +163,11 @@ def write_judgments(
         if unless_marked
         else ""
     )
-    with store.write() as con, registered(con, "_new_judgments", table):
+    with registered(con, "_new_judgments", table):
         row = con.execute(
             f"INSERT INTO judgments ({_COLUMNS}) "
             f"SELECT {_COLUMNS} FROM _new_judgments n{unless} ORDER BY _seq"
         ).fetchone()
-        if release is not None:
-            claims.release_in(con, release[0], release[1])
     return int(row[0]) if row else 0
 
 

@@ -21,6 +21,8 @@ Tables (one word per noun, as in DESIGN.md):
                                          prompt hash, sample seed and figures (pooling/calibration)
 - audit_samples(...), audit_sample_queries(sample_id, position, qid)   queries drawn at random
                                          for a person to audit (pooling/audit_queries.py)
+- batches(local_id, batch_id, ...)       one provider batch each, from intent to collection, and
+  batch_pairs(local_id, custom_id, ...)  the pairs each answers (pooling/batches.py)
 """
 
 from __future__ import annotations
@@ -244,6 +246,57 @@ MIGRATIONS: tuple[Migration, ...] = (
             sample_id BIGINT NOT NULL,
             position INTEGER NOT NULL,
             qid VARCHAR NOT NULL
+        );
+        """,
+    ),
+    Migration(
+        9,
+        "batches",
+        # A provider batch (judge --batch) from the moment it is intended to its collection:
+        # local_id is ours, known before the provider's batch_id exists (a process killed between
+        # creating the batch and recording it finds it again by local_id in the batch's metadata).
+        # status is 'submitting' until the provider has the batch, then the provider's own.
+        # batch_pairs maps each line's custom_id to the pairs it answers and, once collected, their
+        # outcome (ok, unparsed, error, missing) and why. See pooling/batches.py.
+        """
+        CREATE TABLE batches (
+            local_id VARCHAR NOT NULL,
+            batch_id VARCHAR,
+            provider VARCHAR NOT NULL,
+            model VARCHAR NOT NULL,
+            labeller VARCHAR NOT NULL,
+            api_base_host VARCHAR,
+            judge JSON NOT NULL,
+            settings JSON NOT NULL,
+            file_sha256 VARCHAR NOT NULL,
+            file_bytes BIGINT NOT NULL,
+            input_file_id VARCHAR,
+            output_file_id VARCHAR,
+            error_file_id VARCHAR,
+            status VARCHAR NOT NULL,
+            requests INTEGER NOT NULL,
+            pairs INTEGER NOT NULL,
+            completed INTEGER NOT NULL DEFAULT 0,
+            failed INTEGER NOT NULL DEFAULT 0,
+            submitter VARCHAR NOT NULL,
+            created_at TIMESTAMP NOT NULL,
+            provider_created_at TIMESTAMP,
+            updated_at TIMESTAMP NOT NULL,
+            collected_at TIMESTAMP,
+            last_error VARCHAR
+        );
+        CREATE TABLE batch_pairs (
+            local_id VARCHAR NOT NULL,
+            custom_id VARCHAR NOT NULL,
+            cache_key VARCHAR NOT NULL,
+            qid VARCHAR NOT NULL,
+            doc_id VARCHAR NOT NULL,
+            level VARCHAR NOT NULL,
+            shown JSON NOT NULL,
+            truncated BOOLEAN NOT NULL,
+            query_truncated BOOLEAN NOT NULL,
+            outcome VARCHAR,
+            kind VARCHAR
         );
         """,
     ),

@@ -15,6 +15,7 @@ OPENAI_MAX_REQUESTS = 50_000
 OPENAI_MAX_BYTES = 200 * 1024 * 1024
 ROUTES = [
     ("POST", re.compile(r"/v1/files/?$"), "upload"),
+    ("GET", re.compile(r"/v1/files/?$"), "files"),
     ("GET", re.compile(r"/v1/files/(?P<id>[^/]+)/content$"), "content"),
     ("GET", re.compile(r"/v1/files/(?P<id>[^/]+)$"), "file"),
     ("POST", re.compile(r"/v1/batches/?$"), "create"),

@@ -1,7 +1,8 @@
 """A real HTTP server on 127.0.0.1 that speaks the OpenAI files and batches protocol, for tests.
 
 The batch judge's tests and benchmark drive the real litellm client against it. It implements
-POST /v1/files (multipart upload), GET /v1/files/{id} and /v1/files/{id}/content,
+POST /v1/files (multipart upload), GET /v1/files (list), GET /v1/files/{id} and
+/v1/files/{id}/content,
 POST /v1/batches, GET /v1/batches (list), GET /v1/batches/{id} and POST
 /v1/batches/{id}/cancel. A batch moves validating -> in_progress -> completed over a
 configurable number of polls (retrieves); it can fail validation (bad lines, duplicate
@@ -14,6 +15,8 @@ passage, same token counts), so batch and online runs of the same pairs get the 
 A `Reply` with a status other than 200 becomes a non-200 line in the error file; `fault` scripts
 per-line faults (an error object, a missing line, a corrupt line). Every request is counted per
 route (`counts`), and every answered passage in `by_passage`, so tests can assert exact numbers.
+`hold(route)` keeps the answer to the next request of a route back after the server has acted
+on it (a batch created, a file stored), so a test can kill its client at exactly that point.
 
 Run as a module from the repository root (`python -m tests.fake_openai_batch`) it serves in its own
 process, prints `PORT <n>`, answers GET /stats with its counters and exits by itself when its
@@ -85,6 +88,7 @@ class FakeBatchAPI:
         self.counts: Counter[str] = Counter()
         self.by_passage: Counter[str] = Counter()
         self.http_faults: dict[str, list[Reply]] = {}
+        self.holds: dict[str, tuple[threading.Event, threading.Event]] = {}
         self._serial = 0
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
         self._server.daemon_threads = True
@@ -123,6 +127,14 @@ class FakeBatchAPI:
         cancel, list) with these HTTP replies (status, body/content, headers) before serving it."""
         with self.lock:
             self.http_faults.setdefault(route, []).extend(replies)
+
+    def hold(self, route: str) -> tuple[threading.Event, threading.Event]:
+        """Hold back the answer to the next request of `route` once the server has acted on it:
+        `reached` is set then, and the answer is sent when `release` is set (or after 60 s)."""
+        reached, release = threading.Event(), threading.Event()
+        with self.lock:
+            self.holds[route] = (reached, release)
+        return reached, release
 
     def stats(self) -> dict[str, Any]:
         with self.lock:
@@ -297,10 +309,27 @@ class FakeBatchAPI:
         if self.api_key is not None and headers.get("authorization") != f"Bearer {self.api_key}":
             got = headers.get("authorization", "").removeprefix("Bearer ")
             return 401, error_json(f"Incorrect API key provided: {got}.", "invalid_api_key"), {}
+        params = dict(p.split("=", 1) for p in query.split("&") if "=" in p)
         with self.lock:
             if name == "list":
-                return self._list(dict(p.split("=", 1) for p in query.split("&") if "=" in p))
-            return self._serve(name, found.groupdict().get("id"), headers, raw)
+                answer = self._list(params)
+            elif name == "files":
+                answer = self._files(params)
+            else:
+                answer = self._serve(name, found.groupdict().get("id"), headers, raw)
+            held = self.holds.pop(name, None)
+        if held is not None:
+            held[0].set()
+            held[1].wait(60)
+        return answer
+
+    def _files(self, params: dict[str, str]) -> tuple[int, bytes, dict[str, str]]:
+        """GET /v1/files: every file (of `purpose`, when given), newest first."""
+        files = [f for f in self.files.values()
+                 if "purpose" not in params or f.purpose == params["purpose"]]
+        files.sort(key=lambda f: f.id, reverse=True)
+        return 200, to_json({"object": "list", "data": [f.describe() for f in files],
+                             "has_more": False}), {}
 
     def _list(self, params: dict[str, str]) -> tuple[int, bytes, dict[str, str]]:
         """GET /v1/batches: newest first, `limit` per page, after the batch id `after`."""

@@ -28,8 +28,8 @@ from typing import Any
 
 from judgepool.judge.base import JudgeAnswer
 from judgepool.judge.batch.support import BatchRates
-from judgepool.judge.parse import parse_grade
-from judgepool.judge.redact import redact
+from judgepool.judge.completion import completion_answer
+from judgepool.judge.redact import Redactor
 
 #: Outcome statuses: `ok` and `unparsed` carry an answer, `error` and `missing` do not.
 STATUSES = ("ok", "unparsed", "error", "missing")
@@ -89,40 +89,20 @@ def _int(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
-def answer_of(body: Any, rates: BatchRates | None, batch: dict[str, Any]) -> JudgeAnswer:
-    """The JudgeAnswer of a 200 line's chat completion (the fields the online judge fills,
-    from the same places: choices[0].message.content, usage, finish_reason, model, id)."""
-    body = _dict(body)
-    choices = body.get("choices") if isinstance(body.get("choices"), list) else []
-    first = _dict(choices[0]) if choices else {}
-    content = _text(_dict(first.get("message")).get("content"))
-    usage = _dict(body.get("usage"))
-    tokens_in, tokens_out = _int(usage.get("prompt_tokens")), _int(usage.get("completion_tokens"))
-    cost = (rates.cost(tokens_in, tokens_out)
-            if rates is not None and tokens_in is not None and tokens_out is not None else None)
-    parsed = parse_grade(content)
-    return JudgeAnswer(
-        status="ok" if parsed.ok else "unparsed",
-        grade=parsed.grade,
-        raw_output=redact(content) if content is not None else None,
-        tokens_in=tokens_in,
-        tokens_out=tokens_out,
-        cost=cost,
-        latency_s=None,  # a batch answers within its window: no per-request latency
-        provenance={
-            "parse": parsed.method,
-            "parse_problem": parsed.problem,
-            "finish_reason": _text(first.get("finish_reason")),
-            "response_model": _text(body.get("model")),
-            "response_id": _text(body.get("id")),
-            "batch": batch,
-            "price_basis": rates.basis if rates is not None else None,
-        },
+def answer_of(body: Any, rates: BatchRates | None, batch: dict[str, Any],
+              mask: Redactor | None = None) -> JudgeAnswer:
+    """The storable JudgeAnswer of a 200 line's chat completion, read as the online judge reads
+    its response (judge/completion.py), priced at batch rates."""
+    return completion_answer(
+        _dict(body),
+        None if rates is None else lambda i, o, _reasoning: rates.cost(i, o),  # in o already
+        None,  # no per-request latency
+        {"batch": batch, "price_basis": rates.basis if rates is not None else None}, mask,
     )
 
 
 def _outcome(line: dict[str, Any], custom_id: str, rates: BatchRates | None,
-             batch_id: str | None) -> LineOutcome:
+             batch_id: str | None, mask: Redactor) -> LineOutcome:
     response = line.get("response") if isinstance(line.get("response"), dict) else None
     error = line.get("error") if isinstance(line.get("error"), dict) else None
     status_code = _int(response.get("status_code")) if response else None
@@ -130,7 +110,7 @@ def _outcome(line: dict[str, Any], custom_id: str, rates: BatchRates | None,
     if response is not None and status_code == 200 and error is None:
         where = {"id": batch_id, "custom_id": custom_id, "request_id": request_id,
                  "line_id": _text(line.get("id"))}
-        answer = answer_of(response.get("body"), rates, where)
+        answer = answer_of(response.get("body"), rates, where, mask)
         return LineOutcome(custom_id, answer.status, answer, http_status=200,
                            request_id=request_id)
     if error is not None:
@@ -143,7 +123,7 @@ def _outcome(line: dict[str, Any], custom_id: str, rates: BatchRates | None,
         message = _text(detail.get("message")) or json.dumps(body)[:300]
     else:
         kind, message = "no_response", "the line has neither a response nor an error"
-    return LineOutcome(custom_id, "error", kind=kind, message=redact(message)[:500],
+    return LineOutcome(custom_id, "error", kind=kind, message=mask.text(message)[:500],
                        http_status=status_code, request_id=request_id)
 
 
@@ -155,6 +135,7 @@ def collect(
 ) -> Collected:
     """The outcome of every expected custom_id from a batch's output and error files."""
     wanted = set(expected)
+    mask = Redactor()  # the environment's secrets, read once for the whole file
     found: dict[str, LineOutcome] = {}
     result = Collected(found)
     for data in files:
@@ -176,9 +157,9 @@ def collect(
             elif custom_id in found:
                 result.duplicates += 1
                 if found[custom_id].answer is None:  # an answer beats an error for the same id
-                    found[custom_id] = _outcome(line, custom_id, rates, batch_id)
+                    found[custom_id] = _outcome(line, custom_id, rates, batch_id, mask)
             else:
-                found[custom_id] = _outcome(line, custom_id, rates, batch_id)
+                found[custom_id] = _outcome(line, custom_id, rates, batch_id, mask)
     for custom_id in sorted(wanted - found.keys()):
         found[custom_id] = LineOutcome(custom_id, "missing", kind="missing",
                                        message="no line in the output or error file")

@@ -35,7 +35,7 @@ from typing import Any, TypeVar
 
 from judgepool.judge.batch.requests import ENDPOINT
 from judgepool.judge.batch.support import BatchSupport, batch_support, provider_of
-from judgepool.judge.llm import _retry_after, load_litellm
+from judgepool.judge.llm import load_litellm, retry_after
 from judgepool.judge.redact import host_of, redact
 from judgepool.pooling.errors import JudgeError
 
@@ -196,7 +196,7 @@ class BatchClient:
                 failure = self.translate(err, litellm, op, target)
                 if attempt >= self.retries or not retry(failure):
                     raise failure from None
-                wait = _retry_after(err)
+                wait = retry_after(err)
                 await asyncio.sleep(wait if wait is not None else self.backoff * 2**attempt)
                 attempt += 1
 
@@ -285,6 +285,31 @@ class BatchClient:
                 break
             after = batches[-1].id
         return found
+
+    async def find_file(self, filename: str, size: int) -> str | None:
+        """The id of an uploaded batch input file named `filename` with `size` bytes, from the
+        provider's list of batch files (its first page: OpenAI's holds the newest 10,000);
+        None when there is none or the provider cannot list files. How a rerun finds a file it
+        uploaded but did not live to record: judgepool names a file by its content hash."""
+        litellm = load_litellm()
+        try:
+            page = await self._call(
+                "files", "batch files",
+                lambda: litellm.afile_list(purpose="batch", **self._kwargs()),
+                lambda e: e.retryable,
+            )
+        except BatchProviderError as err:
+            if err.kind == "unsupported":
+                return None
+            raise
+        owner = getattr(page, "_client", None)  # as in find: litellm leaves it open
+        if owner is not None and hasattr(owner, "close"):
+            await owner.close()
+        for found in getattr(page, "data", None) or []:
+            named = getattr(found, "filename", None) == filename
+            if named and getattr(found, "bytes", None) == size:
+                return str(found.id)
+        return None
 
     def translate(self, err: Exception, litellm: Any, op: str, target: str) -> BatchProviderError:
         """Our error for a litellm/SDK failure of one operation (messages masked).

@@ -110,7 +110,7 @@ class LineBuilder:
 
     def body(self, request: JudgeRequest) -> dict[str, Any]:
         """The chat-completions body of one request (what the online judge would POST)."""
-        messages = self.judge.template.render(request.query, request.passage)
+        messages = self.judge.messages(request)
         if self.config is None:
             return {"model": self.model, "messages": messages, **self.judge.parameters}
         body: dict[str, Any] = self.config.transform_request(

@@ -8,9 +8,12 @@ judged@k per run before and after, and chooses the exit code.
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 
 from judgepool.pooling.store import Store
+from judgepool.ui.commands.judge_batch import batch_options, run_batch
 from judgepool.ui.commands.judge_report import finish, print_forecast, print_judged, print_summary
 from judgepool.ui.format import note
 from judgepool.ui.options import (
@@ -128,9 +131,11 @@ from judgepool.ui.options import (
     default=None,
     help="Show the progress bar [default: when stderr is a terminal].",
 )
+@batch_options
 @click.pass_obj
 def judge(
     store: Store,
+    /,
     model: str | None,
     api_base: str | None,
     depth: int,
@@ -152,6 +157,7 @@ def judge(
     max_chunks: int,
     template: str | None,
     progress: bool | None,
+    **batch: Any,
 ) -> None:
     """Label the holes of the pool at DEPTH with a judge, cached by content, resumable.
 
@@ -161,6 +167,8 @@ def judge(
       judgepool judge --model openai/gpt-4o-mini --depth 10 --max-cost 5
       judgepool judge --model hosted_vllm/NAME --api-base http://127.0.0.1:8000/v1
       judgepool judge --model offline
+      judgepool judge --batch --model openai/gpt-4o-mini --depth 10   (half price, within 24 h)
+      judgepool judge --batch-collect
     Keys come from the environment only (OPENAI_API_KEY, ANTHROPIC_API_KEY, ...); a dry run
     needs none. Run the same command again after an interruption: it pays only for what is
     missing. Exit codes: 0 done, 1 stopped on an error, 4 some holes failed, 5 nothing
@@ -178,6 +186,8 @@ def judge(
         max_tokens=max_tokens, passage_tokens=passage_tokens, query_tokens=query_tokens,
         max_chunks=max_chunks, template=template, reasoning_effort=reasoning_effort,
     )  # fmt: skip
+    if run_batch(store, settings, dry_run, progress, **batch):
+        return
     session = prepare(store, settings)
     if session.why:
         note(session.why)

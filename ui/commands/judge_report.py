@@ -29,6 +29,7 @@ _OUTCOMES = (
     ("error", "error"),
     ("no_text", "no_text"),
     ("by_other_judge", "by another judge"),
+    ("in_batch", "in an open batch"),
     ("not_attempted", "not_attempted"),
 )
 
@@ -99,6 +100,11 @@ def print_summary(stats: LoopStats) -> None:
             f"{stats.outcomes['by_other_judge']} pairs were left to another judge running on this "
             f"database at the same time ({stats.other_judges} seen), which labelled them: none "
             "was paid twice"
+        )
+    if stats.outcomes["in_batch"]:
+        click.echo(
+            f"{stats.outcomes['in_batch']} pairs are in open batches ({', '.join(stats.batches)}) "
+            "and were not sent again: collect them with judgepool judge --batch-collect"
         )
     if stats.taken_over:
         click.echo(
