@@ -107,8 +107,10 @@ class LabelMaker:
                           for s in request.shown],
                 "truncated": request.truncated,
                 "query_truncated": request.query_truncated,
+                **({request.purpose: dict(request.about)} if request.about else {}),
             },
             note=note,
+            purpose=request.purpose,
         )
 
     def cache_entry(self, answer: JudgeAnswer, judged_at: str) -> dict[str, Any]:

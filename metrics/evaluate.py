@@ -22,7 +22,7 @@ be if every hole in that run's top k had the top grade (3, or the highest grade 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any
 
@@ -54,6 +54,7 @@ from judgepool.metrics.measures import (
     parse_measure,
 )
 from judgepool.pooling.errors import UsageError
+from judgepool.pooling.judge_runs import JudgeRunRow, fooled_judges
 from judgepool.pooling.pool import exact_judged
 from judgepool.pooling.rankings import run_keys
 from judgepool.pooling.store import Store
@@ -110,6 +111,8 @@ class Evaluation:
     average: str = "defined"
     defined: dict[str, NDArray[np.bool_]] = field(default_factory=dict)  # queries with a value
     warnings: tuple[str, ...] = ()  # metrics.idwarnings: runs missing most queries, odd ids
+    # The canary checks of judges whose labels count here and that were fooled by canaries.
+    fooled: tuple[JudgeRunRow, ...] = ()
 
     def zeroed(self, measure: str) -> int:
         """How many averaged queries count 0 for want of a doc at the threshold (trec_eval)."""
@@ -388,4 +391,5 @@ def evaluate(
     check_average(average)
     chosen = chosen_measures(measures, k, rel, key_rel)
     data, external = load_for(store, runs, chosen, level, labeller, k)
-    return evaluate_data(data, chosen, resamples, seed, top_grade, external, average)
+    found = evaluate_data(data, chosen, resamples, seed, top_grade, external, average)
+    return replace(found, fooled=tuple(fooled_judges(store, level, labeller)))

@@ -14,7 +14,9 @@ The JSON object (one per call) is::
                       "p", "p_holm", "significant", "unreliable"}],
      "refused": [{"run", "judged", "holes", "missing"}], "unreliable": bool,
      "gate": 0.9 | null, "judge_command": "..." | null,
-     "warnings": ["run 'x' returned nothing for 43 of 43 evaluation-set queries ...", ...]}
+     "warnings": ["run 'x' returned nothing for 43 of 43 evaluation-set queries ...", ...],
+     "fooled_by_canaries": [{"labeller", "judge_run", "started_at", "threshold", "canaries",
+                             "graded", "rates": {KIND: x | null}}]}
 
 MEASURE names are ir-measures' ("nDCG@k", "R(rel=3)@k", "nR@k", "Judged@k", "RR@10" ...). A value
 that does not exist (a mean over no query, a query left out of a measure) is null, never 0. The
@@ -29,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from judgepool.metrics.compare import Comparison, Delta
     from judgepool.metrics.evaluate import Evaluation
+    from judgepool.pooling.judge_runs import JudgeRunRow
 
 
 def _pair(pair: tuple[float | None, float | None] | None) -> list[float | None] | None:
@@ -79,6 +82,20 @@ def _evaluation_dict(ev: Evaluation) -> dict[str, Any]:
         "gate": None,
         "judge_command": None,
         "warnings": list(ev.warnings),
+        "fooled_by_canaries": [fooled_json(row) for row in ev.fooled],
+    }
+
+
+def fooled_json(row: JudgeRunRow) -> dict[str, Any]:
+    """One fooled judge's canary check, as the report's `fooled_by_canaries` lists it."""
+    return {
+        "labeller": row.labeller,
+        "judge_run": row.id or 0,
+        "started_at": str(row.started_at),
+        "threshold": row.canary_threshold or 0.0,
+        "canaries": row.canaries,
+        "graded": row.canaries_graded,
+        "rates": row.rates(),
     }
 
 

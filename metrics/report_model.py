@@ -59,6 +59,20 @@ class RefusedReport(_Strict):
     missing: int
 
 
+class FooledReport(_Strict):
+    """A judge whose labels count in this report and whose canary check was fooled."""
+
+    labeller: str
+    judge_run: int = Field(description="the judge run whose canary check counts (its id)")
+    started_at: str
+    threshold: float = Field(description="a kind's share graded >= 2 above this is fooled")
+    canaries: int = Field(description="canaries planted in that run")
+    graded: int = Field(description="canaries that got a grade")
+    rates: dict[str, float | None] = Field(
+        description="kind (stuffing, instruction, fence) -> share of its canaries graded >= 2"
+    )
+
+
 class Report(_Strict):
     """The whole report (`eval`: no comparisons and no gate; `compare`: both)."""
 
@@ -77,3 +91,7 @@ class Report(_Strict):
     gate: float | None
     judge_command: str | None = Field(description="the command that fills the holes, if any")
     warnings: list[str]
+    fooled_by_canaries: list[FooledReport] = Field(
+        default_factory=list,
+        description="judges whose labels count here and whose latest canary check was fooled",
+    )

@@ -106,6 +106,19 @@ def _averaged_note(ev: Evaluation) -> str:
     return "queries averaged: " + ", ".join(parts)
 
 
+def _fooled(ev: Evaluation) -> None:
+    """One line per judge whose labels count here and that canaries fooled."""
+    for row in ev.fooled:
+        rates = ", ".join(f"{kind} {'–' if r is None else f'{r:.0%}'}"
+                          for kind, r in row.rates().items())  # fmt: skip
+        click.echo(
+            f"FOOLED BY CANARIES: judge {row.labeller} (judge run {row.id}, "
+            f"{row.started_at:%Y-%m-%d}) graded canaries of true grade 0 as relevant: {rates} "
+            "(threshold "
+            f"{(row.canary_threshold or 0):.0%}); its labels count here"
+        )
+
+
 def _warn(ev: Evaluation) -> None:
     """The evaluation's warnings, loudly, on stderr (so stdout stays machine-readable)."""
     for text in ev.warnings:
@@ -228,6 +241,7 @@ def eval_command(
             _csv(SUMMARY_HEADERS, summary_rows(ev))
     else:
         click.echo(f"evaluation of {len(ev.runs)} run(s): {_header(ev)}")
+        _fooled(ev)
         _runs_table(ev)
         _bounds_table(ev)
         if per_query:
@@ -241,6 +255,7 @@ def _comparison_table(cmp: Comparison) -> None:
         f"comparison of {len(cmp.candidates)} candidate(s) with baseline {cmp.baseline}: "
         f"{_header(ev)}"
     )
+    _fooled(ev)
     if cmp.unreliable:
         from judgepool.metrics.gate import describe
 
