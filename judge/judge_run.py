@@ -226,22 +226,37 @@ def run_all(store: Store, session: Session, settings: JudgeSettings,
                 run.canary_note = "not run: the run stopped before the holes were done"
             else:
                 _run_canaries(store, session, settings, run, cache, spent, bars)
-    if session.jury is not None:
-        members = [m.labeller for m in session.members]
-        run.jury = combine_run(store, members, session.jury, settings.combine,
-                               plan.built.requests, plan.label_mark, plan.built.skipped)
-        run.stats = _jury_stats(plan, run.members, run.jury)
-        if canaries is not None and canaries.requests and run.canary_note is None:
-            mark = run.canaries_mark
-            run.jury_canaries = combine_run(store, members, session.jury, settings.combine,
-                                            canaries.requests, mark)  # fmt: skip
-            run.canaries = canary_report(store, session.jury, canaries, mark,
-                                         settings.canary_threshold)  # fmt: skip
-    else:
-        run.stats = run.members[0].stats
-        run.canaries = run.members[0].canaries
-    _record(store, session, settings, run, started)
+    fatal = next((m.stats.fatal for m in run.members if m.stats and m.stats.fatal), None)
+    try:
+        if session.jury is not None:
+            _combine(store, session, settings, run)
+        else:
+            run.stats = run.members[0].stats
+            run.canaries = run.members[0].canaries
+        _record(store, session, settings, run, started)
+    except Exception:
+        # A run that already stopped on an error (a full disk under the database) reports that
+        # error, with what to do; combining and the record are what could not be written then.
+        if fatal is None:
+            raise
+        if run.stats is None:
+            run.stats = _jury_stats(plan, run.members, JuryResult(session.jury or "", ""))
     return run
+
+
+def _combine(store: Store, session: Session, settings: JudgeSettings, run: JudgeRun) -> None:
+    """The jury's labels of the holes (and of the canaries, when they ran) and its check."""
+    plan, canaries = session.plan, session.canaries
+    jury = session.jury or ""
+    members = [m.labeller for m in session.members]
+    run.jury = combine_run(store, members, jury, settings.combine, plan.built.requests,
+                           plan.label_mark, plan.built.skipped)  # fmt: skip
+    run.stats = _jury_stats(plan, run.members, run.jury)
+    if canaries is not None and canaries.requests and run.canary_note is None:
+        mark = run.canaries_mark
+        run.jury_canaries = combine_run(store, members, jury, settings.combine,
+                                        canaries.requests, mark)  # fmt: skip
+        run.canaries = canary_report(store, jury, canaries, mark, settings.canary_threshold)
 
 
 def _run_canaries(store: Store, session: Session, settings: JudgeSettings, run: JudgeRun,

@@ -18,7 +18,7 @@ from judgepool.pooling.labels import JURY_PREFIX
 if TYPE_CHECKING:
     from judgepool.judge.base import Judge
     from judgepool.judge.canaries import CanaryPlan
-    from judgepool.judge.session import JudgeSettings
+    from judgepool.judge.settings import JudgeSettings
     from judgepool.pooling.store import Store
 
 #: The temperature of `--num-samples` when none is given (samples at 0 would repeat one answer).
@@ -42,7 +42,7 @@ def _api_bases(settings: JudgeSettings, models: tuple[str, ...]) -> list[str | N
 def jury_members(settings: JudgeSettings) -> tuple[tuple[Judge, ...], str]:
     """The members of the jury the settings ask for, and the jury's labeller."""
     from judgepool.judge.registry import is_offline, make_judge
-    from judgepool.judge.session import judge_options
+    from judgepool.judge.settings import judge_options
 
     s = settings
     models = s.models or ((s.model,) if s.model else ())

@@ -73,6 +73,49 @@ class FooledReport(_Strict):
     )
 
 
+class JudgeDeltaReport(_Strict):
+    """A candidate against the baseline under one judge."""
+
+    candidate: str
+    measure: str
+    delta: float | None
+    ci95: Pair | None
+    p_holm: float | None
+    significant: bool
+
+
+class JudgeRankingReport(_Strict):
+    """The runs under one judge (`compare --by-judge`)."""
+
+    labeller: str
+    means: dict[str, float | None]
+    ranks: dict[str, int | None] = Field(description="1 = best; equal means share a rank")
+    judged: dict[str, float] = Field(description="run -> judged@k with this judge's labels")
+    under_gate: list[str]
+    fooled_by_canaries: bool
+    comparisons: list[JudgeDeltaReport]
+
+
+class TauReport(_Strict):
+    """Kendall's tau-b between two judges' rankings of the runs."""
+
+    first: str
+    second: str
+    tau: float | None
+
+
+class ByJudgeReport(_Strict):
+    """The ranking of the compared runs under each judge, and whether the verdict depends on it."""
+
+    measure: str
+    baseline: str | None
+    runs: list[str]
+    judges: list[JudgeRankingReport]
+    kendall_tau: list[TauReport]
+    same_order: bool
+    verdicts_agree: bool
+
+
 class Report(_Strict):
     """The whole report (`eval`: no comparisons and no gate; `compare`: both)."""
 
@@ -94,4 +137,7 @@ class Report(_Strict):
     fooled_by_canaries: list[FooledReport] = Field(
         default_factory=list,
         description="judges whose labels count here and whose latest canary check was fooled",
+    )
+    by_judge: ByJudgeReport | None = Field(
+        default=None, description="`compare --by-judge`: the runs ranked under each judge"
     )

@@ -228,3 +228,31 @@ def test_unrelated_passages_from_far_queries(tmp_path_factory: pytest.TempPathFa
     assert sorted(kinds) == sorted(KINDS * 2)
     again = plan_canaries(store, load_template(), ["q1", "q2", "q3"], per_query=2)
     assert [r.doc_id for r in again.requests] == [r.doc_id for r in plan.requests]  # seeded
+
+
+def test_the_library_reports_the_canaries(store: Store, gullible: FakeOpenAI) -> None:
+    import judgepool as jp
+
+    report = jp.open(store.path).judge("openai/fake-model", api_base=gullible.api_base)
+    assert gullible.calls == 12
+    assert report.outcomes == {"ok": 7, "no_text": 1}  # the holes; the canaries apart
+    assert report.fooled and report.canaries.height == 6 and report.canaries["fooled"].all()
+    assert set(report.canaries["kind"]) == set(KINDS)
+
+
+def test_a_dry_run_totals_every_judge_and_the_canaries(store: Store, honest: FakeOpenAI,
+                                                        cli: Cli) -> None:  # fmt: skip
+    """The headline forecast is the first judge's holes only: the total says what the whole run
+    asks, and a member without a price makes it unknown, never $0."""
+    one = judge(cli, honest, "--dry-run")
+    assert "whole run: 12 calls (6 for the holes, 6 for the canaries), estimated cost unknown" \
+        in one.out  # fmt: skip
+    mixed = cli("judge", "--model", "offline", "--model", "openai/fake-model", "--api-base", "-",
+                "--api-base", honest.api_base, "--dry-run", "--no-progress")  # fmt: skip
+    assert mixed.code == 0, mixed.err
+    assert "whole run: 24 calls (12 for the holes, 12 for the canaries), estimated cost " \
+        "unknown (openai/fake-model@relevance-v1 has no price)" in mixed.out  # fmt: skip
+    offline = cli("judge", "--model", "offline", "--dry-run", "--no-progress")
+    assert "whole run: 12 calls (6 for the holes, 6 for the canaries), estimated cost $0.0000" \
+        in offline.out  # fmt: skip
+    assert honest.calls == 0

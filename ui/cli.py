@@ -50,7 +50,17 @@ def cli(ctx: click.Context, db: str | None) -> None:
 
 def _register() -> None:
     """Add the subcommands (one module per group of verbs; each imports only what is light)."""
-    from judgepool.ui.commands import data, demo, evaluate, export, info, labels, pool, serve
+    from judgepool.ui.commands import (
+        data,
+        demo,
+        evaluate,
+        export,
+        info,
+        judges,
+        labels,
+        pool,
+        serve,
+    )
     from judgepool.ui.commands import judge as judge_command
 
     cli.add_command(data.ingest)
@@ -60,6 +70,7 @@ def _register() -> None:
     cli.add_command(info.queries)
     cli.add_command(info.status)
     cli.add_command(judge_command.judge)
+    cli.add_command(judges.judges)
     cli.add_command(evaluate.eval_command)
     cli.add_command(evaluate.compare_command)
     cli.add_command(export.export)

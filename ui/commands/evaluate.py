@@ -301,6 +301,8 @@ def _comparison_table(cmp: Comparison) -> None:
 @click.option(
     "--force", is_flag=True, help="Compare runs under the gate anyway (marked UNRELIABLE)."
 )
+@click.option("--by-judge", is_flag=True,
+              help="Also rank the runs under each judge (Kendall's tau between judges).")
 @click.pass_obj
 def compare_command(
     store: Store,
@@ -318,6 +320,7 @@ def compare_command(
     average: str,
     gate: float,
     force: bool,
+    by_judge: bool,
 ) -> None:
     """Compare CANDIDATE runs with BASELINE: paired differences, intervals, Holm-adjusted p.
 
@@ -334,11 +337,31 @@ def compare_command(
     )  # fmt: skip
     error = cmp.error()
     _warn(cmp.evaluation)
+    ranked = None
+    if by_judge and error is None:
+        from judgepool.metrics.by_judge import rank_by_judge
+
+        ranked = rank_by_judge(
+            store, [baseline, *candidates], level=level, k=k, measure=(measures or [None])[0],
+            baseline=baseline, resamples=resamples, seed=_seed(seed), gate=gate,
+        )  # fmt: skip
     if fmt == "json":
-        echo_json(comparison_json(cmp))
+        from judgepool.metrics.report_model import Report
+        from judgepool.ui.commands.judges import by_judge_json
+
+        report = comparison_json(cmp)
+        if ranked is not None:
+            checked = Report.model_validate({**report, "by_judge": by_judge_json(ranked)})
+            report = checked.model_dump(mode="json")
+        echo_json(report)
     elif error is None and fmt == "csv":
         _csv(COMPARISON_HEADERS, comparison_rows(cmp))
     elif error is None:
         _comparison_table(cmp)
+        if ranked is not None:
+            from judgepool.ui.commands.judges import print_by_judge
+
+            click.echo("")
+            print_by_judge(ranked)
     if error is not None:
         raise error

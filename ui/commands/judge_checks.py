@@ -78,6 +78,24 @@ def print_dry_checks(found: list[tuple[str, Forecast, Forecast | None]]) -> None
             click.echo(f"canaries for {labeller}: {canaries.requests} pairs, {canaries.calls} "
                        f"calls ({canaries.cached_pairs} in the cache), estimated cost "
                        f"{money(canaries.estimate.cost)}")  # fmt: skip
+    if len(found) > 1 or any(c is not None for _, _, c in found):
+        click.echo(_dry_total(found))
+
+
+def _dry_total(found: list[tuple[str, Forecast, Forecast | None]]) -> str:
+    """What the whole run asks: every judge's holes and canaries (the headline above is the
+    first judge's holes only). A judge without a price makes the cost unknown, never $0."""
+    from judgepool.ui.commands.judge_report import money
+
+    parts = [(name, f) for name, holes, canaries in found
+             for f in (holes, canaries) if f is not None]  # fmt: skip
+    holes = sum(h.calls for _, h, _ in found)
+    planted = sum(c.calls for _, _, c in found if c is not None)
+    unpriced = list(dict.fromkeys(n for n, f in parts if f.calls and f.estimate.cost is None))
+    cost = None if unpriced else sum(f.estimate.cost or 0.0 for _, f in parts)
+    why = f" ({', '.join(unpriced)} has no price)" if unpriced else ""
+    return (f"whole run: {holes + planted} calls ({holes} for the holes, {planted} for the "
+            f"canaries), estimated cost {money(cost)}{why}")  # fmt: skip
 
 
 def _members(run: JudgeRun) -> None:

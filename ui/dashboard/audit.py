@@ -17,6 +17,7 @@ import streamlit as st
 from judgepool.pooling.errors import JudgepoolError
 from judgepool.ui.dashboard import data
 from judgepool.ui.dashboard.audit_parts import agreement_panel, label_detail, sample_panel
+from judgepool.ui.dashboard.judges_panel import judges_panel
 from judgepool.ui.dashboard.view import View, md, render_page, safe_version, show_error
 
 PAIR = "audit_pair"
@@ -211,6 +212,7 @@ def body(view: View) -> None:
         return
     try:
         agreement_panel(view, version)
+        judges_panel(view, version)
         sample = sample_panel(view, version, PAIR)
         listed = browse(view, version)
         options = list(dict.fromkeys([*listed, *sample]))
