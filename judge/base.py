@@ -36,6 +36,10 @@ class JudgeRequest:
     retrieved chunk(s) of the document for this query (`shown` records which, and which
     characters). `truncated` is set when the passage was cut to its token budget,
     `query_truncated` when the query was cut to its own.
+
+    `purpose` is the stored labels' purpose (pooling/labels.py PURPOSES): `label` for a hole,
+    `canary` for a planted pair of known grade (judge/canaries.py), `calibration`; `about` says
+    what such a pair is (kept in the label's provenance under the purpose's name).
     """
 
     qid: str
@@ -46,6 +50,8 @@ class JudgeRequest:
     shown: tuple[ShownSpan, ...]
     truncated: bool = False
     query_truncated: bool = False
+    purpose: str = "label"
+    about: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)

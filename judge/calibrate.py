@@ -16,7 +16,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from judgepool.judge.session import JudgeSettings, Session, judge_options
+from judgepool.judge.session import JudgeSettings, Session
+from judgepool.judge.settings import judge_options
 from judgepool.pooling.calibration import HumanPair, Population, population, stratified_sample
 from judgepool.pooling.errors import UsageError
 from judgepool.pooling.store import Store

@@ -25,11 +25,12 @@ def cost_text(cost: float, unpriced_calls: int) -> str:
 class ProgressBar:
     """A `ProgressSink` drawing a tqdm bar."""
 
-    def __init__(self, total: int, enabled: bool | None = None) -> None:
+    def __init__(self, total: int, enabled: bool | None = None, what: str | None = None) -> None:
         from tqdm import tqdm
 
         self._bar: Any = tqdm(
             total=total,
+            desc=what,
             unit="pair",
             file=sys.stderr,
             disable=(not enabled) if enabled is not None else None,

@@ -111,9 +111,12 @@ class LabelMaker:
                           for s in request.shown],
                 "truncated": request.truncated,
                 "query_truncated": request.query_truncated,
+                **({request.purpose: dict(request.about)} if request.about else {}),
             },
             note=note,
-            purpose=self.purpose,
+            # a planted pair says its purpose (a canary); any other takes the maker's (a
+            # calibration run's labels are all calibration labels)
+            purpose=request.purpose if request.purpose != "label" else self.purpose,
         )
 
     def cache_entry(self, answer: JudgeAnswer, judged_at: str) -> dict[str, Any]:

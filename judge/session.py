@@ -2,8 +2,12 @@
 
     settings = JudgeSettings(model="openai/gpt-4o-mini", depth=10, max_cost=5)
     session = prepare(store, settings)            # the model, the pool before, the plan, the judge
-    stats = run(store, session, settings)         # label the holes (judge/loop.py)
-    problem = ending(stats, settings)             # None, or the error the run ended with
+    result = run_all(store, session, settings)    # holes, canaries, a jury (judge/judge_run.py)
+    problem = ending(result.stats, settings)      # None, or the error the run ended with
+
+`models=("openai/a", "openai/b")` (or `num_samples=K`) makes a jury (judge/jury.py); canaries
+(judge/canaries.py) are planned here unless `canaries=0`. `run` labels the holes with the one
+judge only (no canary, no jury, no record): what a caller that wants the bare loop uses.
 
 The CLI prints around these calls and exits with `problem.exit_code`; the library returns the
 report with `problem` attached (jp.Database.judge). Nothing here prints.
@@ -12,8 +16,10 @@ report with `problem` attached (jp.Database.judge). Nothing here prints.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from judgepool.judge.settings import JudgeSettings as JudgeSettings
+from judgepool.judge.settings import judge_options
 from judgepool.pooling.errors import (
     BudgetExceededError,
     HolesFailedError,
@@ -26,89 +32,58 @@ from judgepool.pooling.store import Store
 if TYPE_CHECKING:
     from judgepool.judge.backfill import Forecast, Plan
     from judgepool.judge.base import Judge
+    from judgepool.judge.canaries import CanaryPlan
     from judgepool.judge.loop_state import LoopStats, ProgressSink
     from judgepool.pooling.pool import PoolSummary
-
-_LLM_ONLY = ("api_base", "temperature", "max_tokens", "template", "reasoning_effort")
-
-
-@dataclass(frozen=True)
-class JudgeSettings:
-    """Everything a judge run is told (the options of `judgepool judge`, with their defaults)."""
-
-    model: str | None = None
-    api_base: str | None = None
-    depth: int = 10
-    runs: tuple[str, ...] = ()
-    level: str = "chunk"
-    labeller: str | None = None  # whose labels count when finding holes (`--judge`)
-    all_queries: bool = False
-    concurrency: int = 8
-    max_cost: float | None = None
-    max_calls: int | None = None
-    timeout: float = 60.0
-    retries: int = 4
-    temperature: float | None = None
-    max_tokens: int | None = None
-    passage_tokens: int = 1024
-    query_tokens: int = 1024
-    max_chunks: int = 3
-    template: str | None = None
-    reasoning_effort: str | None = None  # low | medium | high (reasoning models)
 
 
 @dataclass(frozen=True)
 class Session:
     """A run ready to go: the chosen model (and why, when we chose it), the pool before, the
-    plan of holes and requests, and the judge (None when there is no hole to label)."""
+    plan of holes and requests, and the judge (None when there is no hole to label).
+
+    `members` are the judges that label (the judge alone, or a jury's members, the judge being
+    the first); `jury` is the jury's labeller (None: one judge); `canaries` the planted pairs."""
 
     model: str
     why: str | None
     before: PoolSummary
     plan: Plan
     judge: Judge | None
-
-
-def judge_options(model: str, settings: JudgeSettings) -> dict[str, Any]:
-    """Constructor options for the chosen judge; LLM options given to the offline judge are an
-    error rather than silently ignored."""
-    from judgepool.judge.registry import is_offline
-
-    given = {
-        "api_base": settings.api_base,
-        "temperature": settings.temperature,
-        "max_tokens": settings.max_tokens,
-        "template": settings.template,
-        "timeout": settings.timeout,
-        "reasoning_effort": settings.reasoning_effort,
-    }
-    chosen = {k: v for k, v in given.items() if v is not None}
-    if is_offline(model):
-        wrong = [k for k in chosen if k in _LLM_ONLY]
-        if wrong:
-            flags = ", ".join("--" + k.replace("_", "-") for k in wrong)
-            raise UsageError(
-                f"{flags} apply to LLM judges, not to {model}",
-                f"leave out {flags}, or choose an LLM with --model (e.g. openai/gpt-4o-mini)",
-            )
-        return {}
-    return chosen
+    members: tuple[Judge, ...] = ()
+    jury: str | None = None
+    canaries: CanaryPlan | None = None
 
 
 def prepare(store: Store, settings: JudgeSettings) -> Session:
-    """Choose the model, read the pool, plan the requests and make the judge."""
+    """Choose the model(s), read the pool, plan the requests and the canaries, make the judge(s).
+
+    A jury fills its own holes: the pairs with no human label and no label of this jury
+    (`--judge` does not apply)."""
     from judgepool.judge.backfill import plan_holes
+    from judgepool.judge.panel import canaries_for, jury_members
     from judgepool.judge.registry import choose_model, make_judge
     from judgepool.pooling.pool import pool_summary
 
     s = settings
-    model, why = choose_model(s.model, s.api_base)
-    options = judge_options(model, s)
-    before = pool_summary(store, s.depth, s.runs, s.level, s.labeller, s.all_queries)
-    plan = plan_holes(store, s.depth, s.runs, s.level, s.labeller, s.all_queries,
+    members: tuple[Judge, ...] = ()
+    jury: str | None = None
+    labeller: str | None
+    if len(s.models) > 1 or s.num_samples > 1:
+        members, jury = jury_members(s)
+        model, why, labeller = members[0].labeller, None, jury
+    else:
+        model, why = choose_model(s.model or (s.models[0] if s.models else None), s.api_base)
+        labeller = s.labeller
+    before = pool_summary(store, s.depth, s.runs, s.level, labeller, s.all_queries)
+    plan = plan_holes(store, s.depth, s.runs, s.level, labeller, s.all_queries,
                       s.passage_tokens, s.max_chunks, s.query_tokens)  # fmt: skip
-    judge = make_judge(model, **options) if plan.holes else None
-    return Session(model, why, before, plan, judge)
+    if not plan.holes:
+        return Session(model, why, before, plan, None, (), jury)
+    if not members:
+        members = (make_judge(model, **judge_options(model, s)),)
+    canaries = canaries_for(store, s, members[0], labeller)
+    return Session(model, why, before, plan, members[0], members, jury, canaries)
 
 
 def dry_run(store: Store, session: Session) -> Forecast:

@@ -1,4 +1,5 @@
-"""Agreement between two labellings of the same pairs: confusion matrices and Cohen's kappa.
+"""Agreement between labellings of the same pairs: confusion matrices, Cohen's kappa,
+Krippendorff's alpha (any number of raters), and Kendall's tau between two orderings.
 
 Pure numpy, in one place that both the judge (the offline judge calibrates its thresholds by
 kappa) and metrics (judge-vs-human reports) may import, since neither may import the other.
@@ -12,6 +13,7 @@ kappa) and metrics (judge-vs-human reports) may import, since neither may import
 - `krippendorff_alpha(coincidence, metric)`: Krippendorff's alpha (nominal, ordinal, interval)
   from a coincidence matrix (`coincidences` makes it from two labellers' count matrix, which may
   hold re-weighted counts), and `alpha_of_units` from reliability data with missing values.
+- `kendall_tau(x, y)`: tau-b, for the ranking of runs under two judges (issue 16).
 """
 
 from __future__ import annotations
@@ -139,11 +141,23 @@ def krippendorff_alpha(
 
 
 def alpha_of_units(
-    data: NDArray[np.float64], categories: int = 4, metric: str = "ordinal"
+    data: NDArray[np.float64] | Sequence[Sequence[float | None]],
+    categories: int | None = None,
+    metric: str = "ordinal",
 ) -> float:
-    """Krippendorff's alpha of reliability data: rows = labellers, columns = units, NaN = no
-    value. Units with fewer than two values are not pairable and are left out."""
-    values = np.asarray(data, dtype=np.float64)
+    """Krippendorff's alpha of reliability data: rows = labellers, columns = units, NaN or None
+    = no value; values are the integers 0..categories-1 (default: up to the largest present).
+    Units with fewer than two values are not pairable and are left out."""
+    values = np.array(
+        [[np.nan if v is None else float(v) for v in row] for row in data], dtype=np.float64
+    ) if not isinstance(data, np.ndarray) else np.asarray(data, dtype=np.float64)  # fmt: skip
+    if values.ndim != 2:
+        raise ValueError("reliability data must be a labellers x units table")
+    present_all = values[~np.isnan(values)]
+    if present_all.size == 0:
+        return float("nan")
+    if categories is None:
+        categories = int(present_all.max()) + 1
     o = np.zeros((categories, categories))
     for unit in values.T:
         present = unit[~np.isnan(unit)].astype(np.int64)
@@ -154,3 +168,23 @@ def alpha_of_units(
         # Every ordered pair of the unit's values (each value with each other one), / (m - 1).
         o += (np.outer(counts, counts) - np.diag(counts)) / (m - 1)
     return krippendorff_alpha(o, metric)
+
+
+def kendall_tau(x: Sequence[float], y: Sequence[float]) -> float:
+    """Kendall's tau-b of two orderings of the same items (ties count in neither pair count);
+    NaN when either side is constant or there are fewer than two items."""
+    a = np.asarray(x, dtype=np.float64)
+    b = np.asarray(y, dtype=np.float64)
+    if a.shape != b.shape:
+        raise ValueError(f"orderings differ in length: {a.shape} vs {b.shape}")
+    if a.size < 2:
+        return float("nan")
+    upper = np.triu(np.ones((a.size, a.size), dtype=bool), k=1)
+    da = np.sign(a[:, None] - a[None, :])[upper]
+    db = np.sign(b[:, None] - b[None, :])[upper]
+    pairs = float(upper.sum())
+    untied_a = pairs - float((da == 0).sum())
+    untied_b = pairs - float((db == 0).sum())
+    if untied_a == 0 or untied_b == 0:
+        return float("nan")
+    return float((da * db).sum()) / float(np.sqrt(untied_a * untied_b))

@@ -239,9 +239,11 @@ class Database(BatchMethods):
         `limits` are the judge command's other options as keywords: api_base, all_queries,
         concurrency, max_cost, max_calls, timeout, retries, temperature, max_tokens, template,
         reasoning_effort (low | medium | high, for reasoning models), passage_tokens,
-        query_tokens, max_chunks. A judge that cannot run (no key, no quota, an
-        unknown model) raises; holes that failed or a cap that stopped the run are in the
-        report's `problem` (the error the CLI exits with), never silent.
+        query_tokens, max_chunks; canaries (per query, 0: none), canary_threshold; for several
+        judges `models=(...)`, api_bases, combine, num_samples (the report's `canaries`, `fooled`
+        and `run` say how they did). A judge that cannot run (no key, no quota, an unknown
+        model) raises; holes that failed or a cap that stopped the run are in the report's
+        `problem` (the error the CLI exits with), never silent.
 
         Works inside a running event loop (Jupyter): the labelling then runs on a thread of its
         own and this call waits for it. In async code, `await db.ajudge(...)` does not block.
@@ -284,20 +286,22 @@ class Database(BatchMethods):
         return await asyncio.to_thread(lambda: self.judge(*args, **kwargs))
 
     def _judge(self, settings: JudgeSettings, progress: bool) -> JudgeReport:
+        from judgepool.judge.judge_run import run_all
         from judgepool.judge.progress import ProgressBar
-        from judgepool.judge.session import ending, prepare, run
+        from judgepool.judge.session import ending, prepare
 
         s = settings
-        before = self.pool(s.depth, list(s.runs), s.level, s.labeller, s.all_queries)
         session = prepare(self.store, settings)
-        bar = ProgressBar(len(session.plan.holes), progress) if session.judge else None
-        stats = run(self.store, session, settings, bar)
+        counted = session.jury or s.labeller  # a jury's holes are the pairs it did not label
+        before = self.pool(s.depth, list(s.runs), s.level, counted, s.all_queries)
+        result = run_all(self.store, session, settings,
+                         lambda what, total: ProgressBar(total, progress, what))  # fmt: skip
+        stats = result.stats
         if stats is not None and stats.fatal is not None:
             raise stats.fatal
-        after = self.pool(s.depth, list(s.runs), s.level, s.labeller, s.all_queries)
-        labeller = session.judge.labeller if session.judge is not None else session.model
-        return JudgeReport(labeller, len(session.plan.holes), stats, before, after,
-                           ending(stats, settings))  # fmt: skip
+        after = self.pool(s.depth, list(s.runs), s.level, counted, s.all_queries)
+        return JudgeReport(result.labeller, len(session.plan.holes), stats, before, after,
+                           ending(stats, settings), result)  # fmt: skip
 
     def render_prompt(
         self, qid: str, doc_id: str, level: str = "chunk", model: str | None = None,

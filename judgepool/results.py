@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import polars as pl
 
+    from judgepool.judge.judge_run import JudgeRun
     from judgepool.judge.loop_state import LoopStats
     from judgepool.metrics.compare import Comparison as CompareResult
     from judgepool.metrics.compare_report import CompareReport
@@ -343,6 +344,32 @@ class JudgeReport:
     before: Pool
     after: Pool
     problem: JudgepoolError | None = None  # how the run fell short (the CLI's exit code), if it did
+    run: JudgeRun | None = field(default=None, repr=False)  # members, jury, canaries
+
+    @property
+    def fooled(self) -> bool:
+        """The canary check of the labels that count after this run was fooled."""
+        report = None if self.run is None else self.run.canaries
+        return report is not None and report.fooled
+
+    @cached_property
+    def canaries(self) -> pl.DataFrame:
+        """One row per canary and judge: labeller, qid, doc_id, kind, source_doc, status,
+        grade, fooled (graded >= 2); empty when the run planted none."""
+        import polars as pl
+
+        reports = [] if self.run is None else [m.canaries for m in self.run.members]
+        if self.run is not None and self.run.jury is not None:
+            reports.append(self.run.canaries)
+        rows = [
+            {"labeller": r.labeller, "qid": p.qid, "doc_id": p.doc_id, "kind": p.kind,
+             "source_doc": p.source_doc, "status": p.status, "grade": p.grade,
+             "fooled": p.fooled}
+            for r in reports if r is not None for p in r.pairs
+        ]  # fmt: skip
+        return _frame(rows, {"labeller": pl.String, "qid": pl.String, "doc_id": pl.String,
+                             "kind": pl.String, "source_doc": pl.String, "status": pl.String,
+                             "grade": pl.Int64, "fooled": pl.Boolean})  # fmt: skip
 
     @property
     def ok(self) -> bool:

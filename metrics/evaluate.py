@@ -54,6 +54,7 @@ from judgepool.metrics.measures import (
     parse_measure,
 )
 from judgepool.pooling.errors import UsageError
+from judgepool.pooling.judge_runs import JudgeRunRow, fooled_judges
 from judgepool.pooling.pool import exact_judged
 from judgepool.pooling.rankings import run_keys
 from judgepool.pooling.store import Store
@@ -114,6 +115,8 @@ class Evaluation:
     defined: dict[str, NDArray[np.bool_]] = field(default_factory=dict)  # queries with a value
     warnings: tuple[str, ...] = ()  # metrics.idwarnings: runs missing most queries, odd ids
     corrected: Trust | None = None  # judge-corrected means (metrics.corrected), judge labels only
+    # The canary checks of judges whose labels count here and that were fooled by canaries.
+    fooled: tuple[JudgeRunRow, ...] = ()
 
     def zeroed(self, measure: str) -> int:
         """How many averaged queries count 0 for want of a doc at the threshold (trec_eval)."""
@@ -395,7 +398,11 @@ def evaluate(
     chosen = chosen_measures(measures, k, rel, key_rel)
     data, external = load_for(store, runs, chosen, level, labeller, k)
     result = evaluate_data(data, chosen, resamples, seed, top_grade, external, average)
-    return replace(result, corrected=_judge_corrected(store, result))
+    return replace(
+        result,
+        corrected=_judge_corrected(store, result),
+        fooled=tuple(fooled_judges(store, level, labeller)),
+    )
 
 
 def _judge_corrected(store: Store, ev: Evaluation) -> Trust | None:

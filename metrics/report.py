@@ -17,7 +17,10 @@ The JSON object (one per call) is::
      "warnings": ["run 'x' returned nothing for 43 of 43 evaluation-set queries ...", ...],
      "verdicts": {CANDIDATE: "better" | ...} | null,   # compare, from metrics/report_ci.py:
      "fail_on": {...} | null, "groups": {...} | null,   # --fail-on and --by group
-     "audit": {...} | null}                        # judge-corrected side (corrected_report.py)
+     "audit": {...} | null,                        # judge-corrected side (corrected_report.py)
+     "fooled_by_canaries": [{"labeller", "judge_run", "started_at", "threshold", "canaries",
+                             "graded", "rates": {KIND: x | null}}],
+     "by_judge": {...} | null}                     # compare --by-judge (metrics/by_judge.py)
 
 MEASURE names are ir-measures' ("nDCG@k", "R(rel=3)@k", "nR@k", "Judged@k", "RR@10" ...). A value
 that does not exist (a mean over no query, a query left out of a measure) is null, never 0. The
@@ -34,6 +37,7 @@ from judgepool.metrics.corrected_report import audit_json, delta_fields, run_fie
 if TYPE_CHECKING:
     from judgepool.metrics.compare import Comparison, Delta
     from judgepool.metrics.evaluate import Evaluation
+    from judgepool.pooling.judge_runs import JudgeRunRow
 
 
 def _pair(pair: tuple[float | None, float | None] | None) -> list[float | None] | None:
@@ -86,6 +90,20 @@ def _evaluation_dict(ev: Evaluation) -> dict[str, Any]:
         "judge_command": None,
         "warnings": list(ev.warnings),
         "audit": audit_json(ev.corrected),
+        "fooled_by_canaries": [fooled_json(row) for row in ev.fooled],
+    }
+
+
+def fooled_json(row: JudgeRunRow) -> dict[str, Any]:
+    """One fooled judge's canary check, as the report's `fooled_by_canaries` lists it."""
+    return {
+        "labeller": row.labeller,
+        "judge_run": row.id or 0,
+        "started_at": str(row.started_at),
+        "threshold": row.canary_threshold or 0.0,
+        "canaries": row.canaries,
+        "graded": row.canaries_graded,
+        "rates": row.rates(),
     }
 
 

@@ -181,6 +181,63 @@ class GroupsReport(_Strict):
     tests: int = Field(description="the size of the groups' Holm family")
 
 
+class FooledReport(_Strict):
+    """A judge whose labels count in this report and whose canary check was fooled."""
+
+    labeller: str
+    judge_run: int = Field(description="the judge run whose canary check counts (its id)")
+    started_at: str
+    threshold: float = Field(description="a kind's share graded >= 2 above this is fooled")
+    canaries: int = Field(description="canaries planted in that run")
+    graded: int = Field(description="canaries that got a grade")
+    rates: dict[str, float | None] = Field(
+        description="kind (stuffing, instruction, fence) -> share of its canaries graded >= 2"
+    )
+
+
+class JudgeDeltaReport(_Strict):
+    """A candidate against the baseline under one judge."""
+
+    candidate: str
+    measure: str
+    delta: float | None
+    ci95: Pair | None
+    p_holm: float | None
+    significant: bool
+
+
+class JudgeRankingReport(_Strict):
+    """The runs under one judge (`compare --by-judge`)."""
+
+    labeller: str
+    means: dict[str, float | None]
+    ranks: dict[str, int | None] = Field(description="1 = best; equal means share a rank")
+    judged: dict[str, float] = Field(description="run -> judged@k with this judge's labels")
+    under_gate: list[str]
+    fooled_by_canaries: bool
+    comparisons: list[JudgeDeltaReport]
+
+
+class TauReport(_Strict):
+    """Kendall's tau-b between two judges' rankings of the runs."""
+
+    first: str
+    second: str
+    tau: float | None
+
+
+class ByJudgeReport(_Strict):
+    """The ranking of the compared runs under each judge, and whether the verdict depends on it."""
+
+    measure: str
+    baseline: str | None
+    runs: list[str]
+    judges: list[JudgeRankingReport]
+    kendall_tau: list[TauReport]
+    same_order: bool
+    verdicts_agree: bool
+
+
 class Report(_Strict):
     """The whole report (`eval`: no comparisons and no gate; `compare`: both)."""
 
@@ -208,4 +265,11 @@ class Report(_Strict):
     groups: GroupsReport | None = Field(default=None, description="--by group")
     audit: AuditReport | None = Field(
         default=None, description="the judge-corrected side; null: no judge label is effective"
+    )
+    fooled_by_canaries: list[FooledReport] = Field(
+        default_factory=list,
+        description="judges whose labels count here and whose latest canary check was fooled",
+    )
+    by_judge: ByJudgeReport | None = Field(
+        default=None, description="`compare --by-judge`: the runs ranked under each judge"
     )

@@ -3,8 +3,12 @@
 Every label ever written stays in `judgments` (an audit trail); none is updated in place except
 when a qrels file is ingested again (a human label is keyed by qid, doc_id, level, source and
 labeller). The **effective label** of a (qid, doc_id) pair at a level is the latest human label,
-else the latest `ok` judge label (of one chosen labeller, when a judge is named). "Latest" means
-last written (highest id). A pair whose labels are all not-ok has no effective label: it is a hole.
+else the latest `ok` label of a jury (a labeller `jury(...)@...`: several judges combined, see
+judge/jury.py), else the latest `ok` judge label; when a judge is named, only that labeller's
+judge labels are considered. "Latest" means last written (highest id). A jury's members write
+ordinary judge labels too (each counts under `--judge MEMBER`); where the jury labelled a pair,
+its combined label is the one that counts by default, whichever was written last. A pair whose
+labels are all not-ok has no effective label: it is a hole.
 """
 
 from __future__ import annotations
@@ -29,6 +33,23 @@ STATUSES: tuple[str, ...] = ("ok", "unparsed", "error", "no_text")
 #: What a label is for: only `label` ones can be effective or exported; `calibration` and `canary`
 #: labels are a judge's answers on pairs of known grade, kept to measure the judge.
 PURPOSES: tuple[str, ...] = ("label", "calibration", "canary")
+#: Every canary's doc id starts with this (judge/canaries.py): a space, which ingest refuses in
+#: ids, so no real doc can carry such an id; a canary's label is never a `label`.
+CANARY_PREFIX = "canary "
+
+
+def is_canary_id(doc_id: str) -> bool:
+    """Whether `doc_id` is a canary's (reserved: no real id can be one)."""
+    return doc_id.startswith(CANARY_PREFIX)
+
+
+#: The labellers of juries (judge/jury.py) start with this; no single judge's can (a model string
+#: names a provider first, the offline judge is `offline...`).
+JURY_PREFIX = "jury("
+#: Orders judge labels for the effective rule: a jury's above any single judge's, then the latest.
+_JUDGE_PICK = (
+    f"((source = 'judge' AND starts_with(labeller, '{JURY_PREFIX}'))::BIGINT << 61) + id"
+)
 
 
 def check_level(level: str) -> Level:
@@ -82,6 +103,12 @@ class Judgment:
             raise UsageError(
                 f"label purpose {self.purpose!r} is not one of {PURPOSES}",
                 f"use one of purpose={', '.join(map(repr, PURPOSES))}",
+            )
+        if self.purpose == "label" and is_canary_id(self.doc_id):
+            raise UsageError(
+                f"({self.qid}, {self.doc_id}) is a canary, a planted pair of grade 0: it can "
+                "never have a label that counts",
+                "label a real pair (canary ids start with 'canary ')",
             )
 
 
@@ -204,17 +231,18 @@ def effective_labels_sql(
     """A subquery of (qid, doc_id, grade, source, labeller, judgment_id): one row per labelled pair.
 
     This is THE effective-label rule (the latest human label of the pair, else the latest ok
-    judge label), and every reader of labels goes through it. `judge` restricts the judge labels
-    considered to one labeller; `skip_prefix` leaves out judges whose labeller starts with it (the
-    offline judge's own evidence must not feed on its earlier guesses); human labels always count.
+    jury label, else the latest ok judge label), and every reader of labels goes through it.
+    `labeller` restricts the judge labels considered to one labeller; `skip_prefix` leaves out
+    judges whose labeller starts with it (the offline judge's own evidence must not feed on its
+    earlier guesses); human labels always count.
     """
     # One aggregate instead of a window: the pick key puts human labels above judge labels
-    # (bit 62) and, within a source, the latest written (highest id) first.
+    # (bit 62), a jury's above a single judge's (bit 61), and then the latest written first.
     return f"""
         SELECT qid, doc_id, max_by(grade, pick) AS grade, max_by(source, pick) AS source,
                max_by(labeller, pick) AS labeller, max_by(id, pick) AS judgment_id
         FROM (SELECT qid, doc_id, grade, source, labeller, id,
-                     ((source = 'human')::BIGINT << 62) + id AS pick
+                     ((source = 'human')::BIGINT << 62) + {_JUDGE_PICK} AS pick
               FROM judgments WHERE {_qualifying(level, labeller, skip_prefix)})
         GROUP BY qid, doc_id"""
 
@@ -247,14 +275,17 @@ def label_view_sql(view: str, level: str, labeller: str | None = None) -> str:
 
 def latest_labels_sql(level: str, source: str, labeller: str | None = None) -> str:
     """A subquery of (qid, doc_id, grade, judgment_id): the latest ok label of each pair from one
-    source (`human` or `judge`), of one labeller when named: a label set as one side holds it."""
+    source (`human` or `judge`), of one labeller when named: a label set as one side holds it.
+    Judge labels of any judge follow the effective rule's order (a jury's first)."""
     if source not in SOURCES:
         raise UsageError(
             f"label source {source!r} is not one of {SOURCES}", f"use one of {', '.join(SOURCES)}"
         )
     who = "" if labeller is None else f" AND labeller = {quote(labeller)}"
+    pick = _JUDGE_PICK if source == "judge" and labeller is None else "id"
     return f"""
-        SELECT qid, doc_id, max_by(grade, id) AS grade, max(id) AS judgment_id FROM judgments
+        SELECT qid, doc_id, max_by(grade, {pick}) AS grade, max_by(id, {pick}) AS judgment_id
+        FROM judgments
         WHERE level = {quote(check_level(level))} AND status = 'ok' AND grade IS NOT NULL
               AND purpose = 'label'
               AND source = {quote(source)}{who}

@@ -228,3 +228,19 @@ def list_holes(
         Hole(qid, doc_id, best_rank, tuple(names), has_text, has_query_text)
         for qid, doc_id, best_rank, names, has_text, has_query_text in zip(*columns, strict=True)
     ]
+
+
+def pool_queries(
+    store: Store,
+    depth: int = 10,
+    runs: Sequence[str] | None = None,
+    level: str = "chunk",
+    labeller: str | None = None,
+    all_queries: bool = False,
+) -> list[str]:
+    """The queries of the pool (in its scope and ranked by a chosen run), sorted: what a judge
+    run's canaries are drawn from (the same set before and after its holes are filled)."""
+    _, ctes = _pool_ctes(store, depth, runs, level, labeller, all_queries)
+    with store.read() as con:
+        rows = con.execute(ctes + " SELECT DISTINCT qid FROM top ORDER BY qid").fetchall()
+    return [str(r[0]) for r in rows]

@@ -23,6 +23,8 @@ Tables (one word per noun, as in DESIGN.md):
                                          for a person to audit (pooling/audit_queries.py)
 - batches(local_id, batch_id, ...)       one provider batch each, from intent to collection, and
   batch_pairs(local_id, custom_id, ...)  the pairs each answers (pooling/batches.py)
+- judge_runs(id, session, labeller, ...)  one row per judge (or jury) per `judge` run, with its
+                                         canary check (pooling/judge_runs.py)
 """
 
 from __future__ import annotations
@@ -297,6 +299,34 @@ MIGRATIONS: tuple[Migration, ...] = (
             query_truncated BOOLEAN NOT NULL,
             outcome VARCHAR,
             kind VARCHAR
+        );
+        """,
+    ),
+    Migration(
+        10,
+        "judge_runs",
+        # One row per labeller (a judge, a jury member, a jury) per `judge` or `calibrate` run:
+        # what it was told, what it did, and its canary check. `fooled` is set when a kind of
+        # canary was graded >= 2 more often than `canary_threshold`; reports that use the
+        # labeller's labels say so (pooling/judge_runs.py). `session` groups the rows of one run.
+        """
+        CREATE SEQUENCE judge_run_ids START 1;
+        CREATE TABLE judge_runs (
+            id BIGINT NOT NULL DEFAULT nextval('judge_run_ids') PRIMARY KEY,
+            session VARCHAR NOT NULL,
+            command VARCHAR NOT NULL,
+            labeller VARCHAR NOT NULL,
+            role VARCHAR NOT NULL,
+            level VARCHAR NOT NULL,
+            started_at TIMESTAMP NOT NULL,
+            finished_at TIMESTAMP,
+            settings JSON,
+            outcome JSON,
+            canaries INTEGER NOT NULL DEFAULT 0,
+            canaries_graded INTEGER NOT NULL DEFAULT 0,
+            canary_threshold DOUBLE,
+            canary_rates JSON,
+            fooled BOOLEAN NOT NULL DEFAULT false
         );
         """,
     ),

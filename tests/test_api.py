@@ -49,7 +49,7 @@ def test_pool_tables_are_polars_frames(db: jp.Database) -> None:
 
 def test_judge_evaluate_compare_through_the_front_door(db: jp.Database) -> None:
     with FakeOpenAI() as fake:
-        report = db.judge("openai/fake-model", api_base=fake.api_base)
+        report = db.judge("openai/fake-model", api_base=fake.api_base, canaries=0)
         assert fake.calls == 6  # 7 requests, 6 distinct texts; c9 has no text
     assert report.outcomes == {"ok": 7, "no_text": 1}
     # c9 has no text: it stays a hole of A's q2 (2 of its 3 docs judged)
@@ -85,8 +85,8 @@ def test_judge_inside_a_running_event_loop(db: jp.Database) -> None:
 
     async def notebook_cell(fake: FakeOpenAI) -> tuple[jp.JudgeReport, jp.JudgeReport]:
         asyncio.get_running_loop()  # as in a notebook cell: a loop is running
-        first = db.judge("openai/fake-model", api_base=fake.api_base, runs="A")
-        second = await db.ajudge("openai/fake-model", api_base=fake.api_base)
+        first = db.judge("openai/fake-model", api_base=fake.api_base, runs="A", canaries=0)
+        second = await db.ajudge("openai/fake-model", api_base=fake.api_base, canaries=0)
         return first, second
 
     with FakeOpenAI() as fake:

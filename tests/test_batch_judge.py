@@ -162,7 +162,7 @@ def test_the_cache_serves_a_later_online_run_of_the_same_pairs_with_zero_calls(
     other = collection_copy(tmp_path_factory, tmp_path / "other.duckdb")
     with FakeOpenAI() as online:
         result = cli("--db", other.path, "judge", "--model", MODEL, "--api-base",
-                     online.api_base, "--no-progress")
+                     online.api_base, "--no-progress", "--no-canaries")  # holes' calls only
         assert result.code == 0, result.err
         assert online.calls == 0
     assert "0 calls" in result.out and "7 pairs from the cache" in result.out
@@ -175,7 +175,8 @@ def test_an_online_judge_skips_pairs_an_open_batch_holds_and_a_second_batch_too(
     sent = cli(*batch(fake, "--batch"))
     ident = batch_id(sent.out)
     with FakeOpenAI() as online:
-        result = cli("judge", "--model", MODEL, "--api-base", online.api_base, "--no-progress")
+        result = cli("judge", "--model", MODEL, "--api-base", online.api_base, "--no-progress",
+                     "--no-canaries")
         assert online.calls == 0
     assert result.code == 0, result.err
     assert re.search(r"in an open batch\s+7", result.out)
@@ -338,7 +339,9 @@ def test_a_provider_without_batches_is_refused_with_what_to_do(
      (["--retry-failed"], "--retry-failed goes with --batch-collect"),
      (["--batch-status", "--wait"], "--wait goes with --batch or --batch-collect"),
      (["--batch", "--concurrency", "4"], "--concurrency apply to the online judge"),
-     (["--batch-collect", "--dry-run"], "--dry-run does not go with --batch-collect")],
+     (["--batch-collect", "--dry-run"], "--dry-run does not go with --batch-collect"),
+     (["--batch", "--model", "openai/gpt-4o"], "a jury (--model given twice"),
+     (["--batch", "--num-samples", "3"], "a jury (--model given twice")],
 )
 def test_options_that_cannot_go_together_are_refused(
     store: Store, cli: Cli, args: list[str], said: str

@@ -112,7 +112,7 @@ def test_refusal_then_backfill_through_the_fake_server(
 
     judged = cli(
         "judge", "--level", "doc", "--run", "new", "--model", "openai/fake-model",
-        "--api-base", fake.api_base, "--no-progress",
+        "--api-base", fake.api_base, "--no-progress", "--no-canaries",
     )  # fmt: skip
     assert judged.code == 0, judged.err
     # Three holes, three calls: the judge read the best-ranked retrieved chunk of each document.
@@ -148,7 +148,7 @@ def test_refusal_then_backfill_through_the_fake_server(
     # Judging again costs nothing: every hole is labelled.
     again = cli(
         "judge", "--level", "doc", "--run", "new", "--model", "openai/fake-model",
-        "--api-base", fake.api_base, "--no-progress",
+        "--api-base", fake.api_base, "--no-progress", "--no-canaries",
     )  # fmt: skip
     assert again.code == 0 and fake.calls == 3
 
@@ -163,7 +163,7 @@ def test_refusal_then_backfill_with_the_offline_judge(collection: None, cli: Cli
     with Store().read() as con:
         labels = con.execute(
             "SELECT qid, doc_id, level, status, labeller, raw_output FROM judgments "
-            "WHERE source = 'judge' ORDER BY qid, doc_id"
+            "WHERE source = 'judge' AND purpose = 'label' ORDER BY qid, doc_id"
         ).fetchall()
     assert [(q, d, lvl, s) for q, d, lvl, s, _, _ in labels] == [
         ("q1", "imp", "doc", "ok"),

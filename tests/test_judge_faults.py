@@ -49,7 +49,10 @@ def fake(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeOpenAI]:
 
 
 def judge_args(fake: FakeOpenAI, *extra: str, model: str = "openai/fake-model") -> list[str]:
-    return ["judge", "--model", model, "--api-base", fake.api_base, "--no-progress", *extra]
+    """The judge command on the fake server; canaries off (their own tests: test_canaries.py),
+    so that the faults scripted for the next calls hit the holes."""
+    return ["judge", "--model", model, "--api-base", fake.api_base, "--no-progress",
+            "--no-canaries", *extra]
 
 
 def labels(store: Store) -> list[dict[str, Any]]:

@@ -208,7 +208,7 @@ def test_a_forecast_reserves_the_worst_case_at_the_reasoning_rate() -> None:
 
 def _judge(cli: Cli, fake: FakeOpenAI, *extra: str) -> CliResult:
     return cli("judge", "--model", "openai/o3-mini", "--api-base", fake.api_base,
-               "--no-progress", *extra)
+               "--no-progress", "--no-canaries", *extra)  # the holes' calls only
 
 
 def _labels(store: Store) -> list[tuple[str, str, int | None, dict[str, Any]]]:
@@ -260,7 +260,7 @@ def test_cli_a_cache_keyed_on_the_effort(
         db = tmp_path / f"run{number}.duckdb"
         _copy(tmp_path_factory, db)
         result = cli("--db", db, "judge", "--model", "openai/o3-mini", "--api-base",
-                     fake.api_base, "--no-progress", "--reasoning-effort", effort)
+                     fake.api_base, "--no-progress", "--no-canaries", "--reasoning-effort", effort)
         assert result.code == 0, result.err
         calls.append(fake.calls)
     assert calls == [6, 12, 12]

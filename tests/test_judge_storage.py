@@ -45,8 +45,10 @@ def fake(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeOpenAI]:
 
 
 def judge_args(fake: FakeOpenAI, *extra: str) -> list[str]:
+    """The judge command on the fake server; canaries off (their own tests: test_canaries.py),
+    so that calls count the holes' texts."""
     return ["judge", "--model", "openai/fake-model", "--api-base", fake.api_base, "--no-progress",
-            *extra]
+            "--no-canaries", *extra]
 
 
 def labels(store: Store) -> list[dict[str, Any]]:

@@ -286,4 +286,4 @@ def test_the_refusal_command_is_one_the_cli_accepts(store: Store, cli: Cli) -> N
         assert command is not None
         params = command.make_context(name, rest, parent=ctx).params
     assert (params["depth"], params["runs"], params["level"]) == (10, ("base", "cand"), "chunk")
-    assert params["model"] == "openai/gpt-4o-mini" and params["labeller"] is None
+    assert params["models"] == ("openai/gpt-4o-mini",) and params["labeller"] is None

@@ -74,7 +74,7 @@ def _labels(store: Store) -> dict[str, dict[str, Any]]:
     with store.read() as con:
         rows = con.execute(
             "SELECT qid || '/' || doc_id, grade, source, labeller, status, raw_output, provenance "
-            "FROM judgments WHERE source = 'judge' ORDER BY id"
+            "FROM judgments WHERE source = 'judge' AND purpose = 'label' ORDER BY id"
         ).fetchall()
     return {
         key: {"grade": g, "source": s, "labeller": lab, "status": st,
@@ -134,7 +134,13 @@ def test_warm_run_encodes_nothing_and_never_imports_torch(
     assert first.code == 0, first.err
     with EmbeddingCache() as cache:
         stored = cache.embedding_count()
-    assert stored == 3 + 5 + 5 - 1  # queries, holes, labelled passages; d4 is d1's text: one
+    with Store().read() as con:
+        (canaries,) = con.execute(
+            "SELECT count(DISTINCT provenance->>'$.canary.text') FROM judgments "
+            "WHERE purpose = 'canary'").fetchone() or (0,)  # fmt: skip
+    assert canaries > 0  # the offline judge is checked by canaries too
+    # queries, holes, labelled passages (d4 is d1's text: one), and the canaries' texts
+    assert stored == 3 + 5 + 5 - 1 + canaries
     fresh = tmp_path / "again.duckdb"
     shutil.copy(tiny, fresh)
     script = (

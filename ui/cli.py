@@ -50,7 +50,18 @@ def cli(ctx: click.Context, db: str | None) -> None:
 
 def _register() -> None:
     """Add the subcommands (one module per group of verbs; each imports only what is light)."""
-    from judgepool.ui.commands import data, demo, evaluate, export, info, labels, pool, serve, trust
+    from judgepool.ui.commands import (
+        data,
+        demo,
+        evaluate,
+        export,
+        info,
+        judges,
+        labels,
+        pool,
+        serve,
+        trust,
+    )
     from judgepool.ui.commands import doctor as doctor_command
     from judgepool.ui.commands import floors as floors_command
     from judgepool.ui.commands import judge as judge_command
@@ -64,6 +75,7 @@ def _register() -> None:
     cli.add_command(info.queries)
     cli.add_command(info.status)
     cli.add_command(judge_command.judge)
+    cli.add_command(judges.judges)
     cli.add_command(evaluate.eval_command)
     cli.add_command(evaluate.compare_command)
     cli.add_command(report_command.report)

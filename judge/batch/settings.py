@@ -17,12 +17,13 @@ from judgepool.judge.batch.support import batch_support
 from judgepool.judge.llm import LLMJudge, LLMSettings
 from judgepool.judge.redact import redact
 from judgepool.judge.registry import is_offline
-from judgepool.judge.session import JudgeSettings, judge_options
+from judgepool.judge.settings import JudgeSettings, judge_options
 from judgepool.pooling.errors import UsageError
 
 #: The settings a batch keeps (the rest, concurrency, timeouts, caps, concern one run only).
 KEPT = ("model", "api_base", "depth", "runs", "level", "labeller", "all_queries",
-        "temperature", "max_tokens", "passage_tokens", "query_tokens", "max_chunks", "template")
+        "temperature", "max_tokens", "passage_tokens", "query_tokens", "max_chunks", "template",
+        "reasoning_effort")
 _MASK = "***"
 
 

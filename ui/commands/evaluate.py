@@ -118,6 +118,19 @@ def _averaged_note(ev: Evaluation) -> str:
     return "queries averaged: " + ", ".join(parts)
 
 
+def _fooled(ev: Evaluation) -> None:
+    """One line per judge whose labels count here and that canaries fooled."""
+    for row in ev.fooled:
+        rates = ", ".join(f"{kind} {'–' if r is None else f'{r:.0%}'}"
+                          for kind, r in row.rates().items())  # fmt: skip
+        click.echo(
+            f"FOOLED BY CANARIES: judge {row.labeller} (judge run {row.id}, "
+            f"{row.started_at:%Y-%m-%d}) graded canaries of true grade 0 as relevant: {rates} "
+            "(threshold "
+            f"{(row.canary_threshold or 0):.0%}); its labels count here"
+        )
+
+
 def _warn(ev: Evaluation) -> None:
     """The evaluation's warnings, loudly, on stderr (so stdout stays machine-readable)."""
     for text in ev.warnings:
@@ -244,6 +257,7 @@ def eval_command(
             _csv(SUMMARY_HEADERS, summary_rows(ev))
     else:
         click.echo(f"evaluation of {len(ev.runs)} run(s): {_header(ev)}")
+        _fooled(ev)
         _runs_table(ev)
         _bounds_table(ev)
         corrected_means(ev)
@@ -260,6 +274,7 @@ def _comparison_table(cmp: Comparison) -> None:
         f"comparison of {len(cmp.candidates)} candidate(s) with baseline {cmp.baseline}: "
         f"{_header(ev)}"
     )
+    _fooled(ev)
     if cmp.unreliable:
         from judgepool.metrics.gate import describe
 
@@ -314,6 +329,8 @@ force_option = click.option(
 @force_option
 @fail_on_option
 @by_option
+@click.option("--by-judge", is_flag=True,
+              help="Also rank the runs under each judge (Kendall's tau between judges).")
 @click.pass_obj
 def compare_command(
     store: Store,
@@ -333,6 +350,7 @@ def compare_command(
     force: bool,
     fail_on: tuple[str, ...],
     by: str | None,
+    by_judge: bool,
 ) -> None:
     """Compare CANDIDATE runs with BASELINE: paired differences, intervals, Holm-adjusted p.
 
@@ -348,10 +366,30 @@ def compare_command(
         seed=_seed(seed), gate=gate, force=force, average=average,
     )  # fmt: skip
     _warn(report.comparison.evaluation)
+    ranked = None
+    if by_judge and report.comparison.error() is None:
+        from judgepool.metrics.by_judge import rank_by_judge
+
+        ranked = rank_by_judge(
+            store, [baseline, *candidates], level=level, k=k, measure=(measures or [None])[0],
+            baseline=baseline, resamples=resamples, seed=_seed(seed), gate=gate,
+        )  # fmt: skip
     if fmt == "table" and report.comparison.error() is None:
         _comparison_table(report.comparison)
         comparing.echo_group_deltas(report)
         comparing.echo_rules(report)
+        if ranked is not None:
+            from judgepool.ui.commands.judges import print_by_judge
+
+            click.echo("")
+            print_by_judge(ranked)
+    elif fmt == "json" and ranked is not None:
+        from judgepool.metrics.report import comparison_json
+        from judgepool.metrics.report_ci import report_json_extra
+        from judgepool.ui.commands.judges import by_judge_json
+
+        extra = {**report_json_extra(report), "by_judge": by_judge_json(ranked)}
+        echo_json(comparison_json(report.comparison, extra))
     else:
         comparing.echo_report(report, fmt)
     error = report.error()

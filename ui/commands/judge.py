@@ -14,6 +14,14 @@ import click
 
 from judgepool.pooling.store import Store
 from judgepool.ui.commands.judge_batch import batch_options, run_batch
+from judgepool.ui.commands.judge_checks import (
+    canaries_per_query,
+    control_options,
+    print_canaries,
+    print_dry_checks,
+    print_jury,
+    split_models,
+)
 from judgepool.ui.commands.judge_report import finish, print_forecast, print_judged, print_summary
 from judgepool.ui.format import note
 from judgepool.ui.options import (
@@ -28,16 +36,19 @@ from judgepool.ui.options import (
 @click.command("judge")
 @click.option(
     "--model",
-    default=None,
+    "models",
+    multiple=True,
     metavar="MODEL",
     help="litellm model (openai/gpt-4o-mini, anthropic/..., ollama/..., hosted_vllm/...)"
-    " or offline[:PATH] [default: offline when no provider key is set].",
+    " or offline[:PATH] [default: offline when no provider key is set]; repeat for a jury.",
 )
 @click.option(
     "--api-base",
-    default=None,
+    "api_bases",
+    multiple=True,
     metavar="URL",
-    help="An OpenAI-compatible server, e.g. http://127.0.0.1:8000/v1.",
+    help="An OpenAI-compatible server, e.g. http://127.0.0.1:8000/v1 (once for every --model, "
+    "or once per --model in their order, - for none).",
 )
 @depth_option
 @runs_option
@@ -126,6 +137,7 @@ from judgepool.ui.options import (
     metavar="NAME|FILE",
     help="Prompt template: a packaged name or a file [relevance-v1].",
 )
+@control_options
 @click.option(
     "--progress/--no-progress",
     default=None,
@@ -136,8 +148,8 @@ from judgepool.ui.options import (
 def judge(
     store: Store,
     /,
-    model: str | None,
-    api_base: str | None,
+    models: tuple[str, ...],
+    api_bases: tuple[str, ...],
     depth: int,
     runs: tuple[str, ...],
     level: str,
@@ -156,6 +168,11 @@ def judge(
     query_tokens: int,
     max_chunks: int,
     template: str | None,
+    combine: str,
+    num_samples: int,
+    canaries: int | None,
+    no_canaries: bool,
+    canary_threshold: float,
     progress: bool | None,
     **batch: Any,
 ) -> None:
@@ -169,26 +186,33 @@ def judge(
       judgepool judge --model offline
       judgepool judge --batch --model openai/gpt-4o-mini --depth 10   (half price, within 24 h)
       judgepool judge --batch-collect
+      judgepool judge --model openai/gpt-4o-mini --model anthropic/claude-3-5-haiku-latest
+      judgepool judge --model openai/gpt-4o-mini --num-samples 3 --combine majority
+    Canaries (planted pairs of true grade 0) check each run's judge: --canaries N, --no-canaries.
     Keys come from the environment only (OPENAI_API_KEY, ANTHROPIC_API_KEY, ...); a dry run
     needs none. Run the same command again after an interruption: it pays only for what is
     missing. Exit codes: 0 done, 1 stopped on an error, 4 some holes failed, 5 nothing
     labelled, 6 stopped by a cap, 130 interrupted.
     """
+    from judgepool.judge.judge_run import dry_runs, run_all
     from judgepool.judge.progress import ProgressBar
-    from judgepool.judge.session import JudgeSettings, prepare, run
+    from judgepool.judge.session import JudgeSettings, prepare
     from judgepool.judge.session import dry_run as forecast
     from judgepool.pooling.pool import pool_summary
 
     settings = JudgeSettings(
-        model=model, api_base=api_base, depth=depth, runs=runs, level=level, labeller=labeller,
-        all_queries=all_queries, concurrency=concurrency, max_cost=max_cost,
+        **split_models(models, api_bases), depth=depth, runs=runs, level=level,
+        labeller=labeller, all_queries=all_queries, concurrency=concurrency, max_cost=max_cost,
         max_calls=max_calls, timeout=timeout, retries=retries, temperature=temperature,
         max_tokens=max_tokens, passage_tokens=passage_tokens, query_tokens=query_tokens,
         max_chunks=max_chunks, template=template, reasoning_effort=reasoning_effort,
+        combine=combine, num_samples=num_samples,
+        canaries=canaries_per_query(canaries, no_canaries), canary_threshold=canary_threshold,
     )  # fmt: skip
     if run_batch(store, settings, dry_run, progress, **batch):
         return
     session = prepare(store, settings)
+    labeller = session.jury or labeller
     if session.why:
         note(session.why)
     before, plan = session.before, session.plan
@@ -197,8 +221,8 @@ def judge(
         print_judged(before, None)
         return
     note(
-        f"judge: {session.judge.labeller}; {len(plan.holes)} holes at depth {depth} ({level} "
-        f"level, {len(before.runs)} run{'' if len(before.runs) == 1 else 's'})"
+        f"judge: {session.jury or session.judge.labeller}; {len(plan.holes)} holes at depth "
+        f"{depth} ({level} level, {len(before.runs)} run{'' if len(before.runs) == 1 else 's'})"
     )
     if reasoning := getattr(session.judge, "decoding_note", None):
         note(reasoning)
@@ -206,12 +230,17 @@ def judge(
         chosen = session.judge.describe().get("parameters", {})
         max_out = chosen.get("max_tokens") or chosen.get("max_completion_tokens")
         print_forecast(forecast(store, session), max_out, session.model)
+        print_dry_checks(dry_runs(store, session))
         print_judged(before, None)
         return
-    stats = run(store, session, settings, ProgressBar(len(plan.holes), progress))
+    result = run_all(store, session, settings,
+                     lambda what, total: ProgressBar(total, progress, what))  # fmt: skip
+    stats = result.stats
     if stats is None:  # pragma: no cover - a session with a judge always runs
         return
     print_summary(stats)
+    print_jury(store, result, level)
+    print_canaries(result)
     after = pool_summary(store, depth, runs, level, labeller, all_queries)
     print_judged(before, after)
     finish(stats, settings)

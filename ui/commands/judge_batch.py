@@ -111,6 +111,12 @@ def run_batch(store: Store, settings: JudgeSettings, dry_run: bool, progress: bo
         report.print_collection(collected, store)
         report.finish(collected.problem())
         return True
+    if len(settings.models) > 1 or settings.num_samples > 1:
+        raise UsageError(
+            "--batch sends one model's requests once each; a jury (--model given twice, "
+            "--num-samples) is judged online",
+            "run the jury without --batch, or --batch with a single --model",
+        )
     if dry_run:
         report.print_forecast(session.dry_run(store, settings), settings)
         return True

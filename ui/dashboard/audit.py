@@ -24,6 +24,7 @@ from judgepool.ui.dashboard import data
 from judgepool.ui.dashboard.audit_calibration import calibration_panel
 from judgepool.ui.dashboard.audit_parts import agreement_panel, label_detail, sample_panel
 from judgepool.ui.dashboard.audit_queue import queue_panel
+from judgepool.ui.dashboard.judges_panel import judges_panel
 from judgepool.ui.dashboard.prompt_view import show_prompt
 from judgepool.ui.dashboard.view import View, md, render_page, safe_version, show_error
 
@@ -272,6 +273,7 @@ def body(view: View) -> None:
             _browse_tab(view, version)
         with agreement:
             agreement_panel(view, version)
+            judges_panel(view, version)
             calibration_panel(view, version)
     except JudgepoolError as err:
         show_error(err)
