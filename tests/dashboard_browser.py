@@ -171,6 +171,28 @@ class BrowserPage:
                 raise TimeoutError(f"the page did not show {text!r} in {timeout} s")
             time.sleep(0.25)
 
+    def click(self, selector: str, containing: str) -> None:
+        """Click, with the mouse as a person does, the first `selector` element whose text has
+        `containing` (scrolled into view first)."""
+        found = self.evaluate(
+            f"""(() => {{
+              const el = [...document.querySelectorAll({json.dumps(selector)})]
+                .find(e => e.innerText.includes({json.dumps(containing)}));
+              if (!el) return null;
+              el.scrollIntoView({{block: "center"}});
+              const r = el.getBoundingClientRect();
+              return [r.left + Math.min(12, r.width / 2), r.top + r.height / 2];
+            }})()"""
+        )
+        if not found:
+            raise LookupError(f"no {selector} with {containing!r} on the page")
+        x, y = found
+        for kind in ("mouseMoved", "mousePressed", "mouseReleased"):
+            self.call(
+                "Input.dispatchMouseEvent", self.session, type=kind, x=x, y=y,
+                button="left", clickCount=1,
+            )  # fmt: skip
+
     def text(self) -> str:
         """The page's visible text."""
         return str(self.evaluate("document.body.innerText"))

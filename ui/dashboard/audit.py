@@ -17,7 +17,8 @@ import streamlit as st
 from judgepool.pooling.errors import JudgepoolError
 from judgepool.ui.dashboard import data
 from judgepool.ui.dashboard.audit_parts import agreement_panel, label_detail, sample_panel
-from judgepool.ui.dashboard.view import View, md, render_page, safe_version, show_error
+from judgepool.ui.dashboard.page import render_page
+from judgepool.ui.dashboard.view import View, md, safe_version, show_error
 
 PAIR = "audit_pair"
 GRADE_NAMES = {0: "irrelevant", 1: "related", 2: "highly relevant", 3: "perfectly relevant"}
@@ -236,9 +237,15 @@ def body(view: View) -> None:
         show_error(err)
 
 
+def link() -> dict[str, list[str]]:
+    """This page's part of the URL: the open pair (/audit?qid=Q&doc_id=D)."""
+    pair = st.session_state.get(PAIR)
+    return {"qid": [str(pair[0])], "doc_id": [str(pair[1])]} if pair else {}
+
+
 def render() -> None:
     """Draw the page."""
-    render_page("Audit", body)
+    render_page("Audit", body, link)
 
 
 if __name__ == "__main__":
