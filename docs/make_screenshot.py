@@ -2,8 +2,9 @@
 
 Builds a fresh database from ../shared/data (the six DL19 runs, their qrels and passages), runs
 `judgepool judge --model offline` (unless --no-judge), serves `judgepool ui` on a free port and
-saves a headless-Chromium screenshot of the Compare page (BM25 against TAS-B and SPLADE++, with
-one query's two rankings open).
+saves a headless-Chromium screenshot of the Compare page (BM25 against TAS-B and SPLADE++: each
+run's means with intervals, markers and bounds, the paired differences, the per-query chart and
+one query's two rankings open), opened from a link as a reviewer would.
 
 Run: .venv/bin/python docs/make_screenshot.py [--no-judge] [--out docs/dashboard.png]
 """
@@ -56,7 +57,14 @@ def main() -> None:
         build(db, judge=not args.no_judge)
         port = free_port()
         query = urlencode(
-            [("baseline", BASELINE), *(("candidate", c) for c in CANDIDATES), ("query", QUERY)]
+            [
+                ("level", "chunk"),
+                ("baseline", BASELINE),
+                *(("candidate", c) for c in CANDIDATES),
+                ("measure", "nDCG@10"),
+                ("chart", CANDIDATES[0]),
+                ("query", QUERY),
+            ]
         )
         with serve_dashboard(db, port):
             capture(
@@ -65,7 +73,7 @@ def main() -> None:
                 args.out,
                 "Paired differences from",
                 charts=1,
-                size=(1400, 1720),
+                size=(1400, 2250),
             )
     print(f"wrote {args.out}")
 

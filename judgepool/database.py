@@ -30,6 +30,7 @@ if TYPE_CHECKING:
 
     from judgepool.judge.session import JudgeSettings
     from judgepool.metrics.measures import Measure
+    from judgepool.pooling.activity import Activity
     from judgepool.pooling.ingest_labels import QrelsIngested
     from judgepool.pooling.ingest_runs import RunIngested
     from judgepool.pooling.ingest_texts import TextsIngested
@@ -132,6 +133,13 @@ class Database:
         if not isinstance(frame, pl.DataFrame):  # pragma: no cover - a table always converts
             raise TypeError("the labels did not convert to a DataFrame")
         return frame
+
+    def activity(self) -> Activity:
+        """Who is writing labels now: live judges (from their claims), open batches, and the
+        age of the newest judge label. While `.writing`, every figure read is provisional."""
+        from judgepool.pooling.activity import activity
+
+        return activity(self.store)
 
     def export_qrels(
         self,

@@ -186,12 +186,33 @@ class BrowserPage:
         )
         if not found:
             raise LookupError(f"no {selector} with {containing!r} on the page")
-        x, y = found
+        self.click_at(*found)
+
+    def click_at(self, x: float, y: float) -> None:
+        """A left click of the mouse at viewport coordinates (x, y)."""
         for kind in ("mouseMoved", "mousePressed", "mouseReleased"):
             self.call(
                 "Input.dispatchMouseEvent", self.session, type=kind, x=x, y=y,
                 button="left", clickCount=1,
             )  # fmt: skip
+
+    def click_table_row(self, table: int, row: int) -> None:
+        """Click the selection box of row `row` (0 = first) of the page's `table`-th dataframe
+        (negative: from the end). Streamlit draws tables on a canvas, rows 35 px high under a
+        35 px header, the selection boxes in the first 30 px."""
+        found = self.evaluate(
+            f"""(() => {{
+              const all = [...document.querySelectorAll('[data-testid="stDataFrame"]')];
+              const el = all.at({int(table)});
+              if (!el) return null;
+              el.scrollIntoView({{block: "center"}});
+              const r = el.getBoundingClientRect();
+              return [r.left + 15, r.top + 35 + 35 * {int(row)} + 17];
+            }})()"""
+        )
+        if not found:
+            raise LookupError(f"no dataframe number {table} on the page")
+        self.click_at(*found)
 
     def text(self) -> str:
         """The page's visible text."""

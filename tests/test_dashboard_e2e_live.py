@@ -77,6 +77,8 @@ def test_a_compare_link_while_a_judge_writes(write: Writer, tmp_path: Path) -> N
             "measure": ["nDCG@10"],
             "query": ["q2"],
         }, json.dumps(query)
+        page.click_table_row(-1, 9)  # weak's 10th doc for q2: its text, on demand
+        wait_for(page, lambda t: "passage 14 about q2" in t, "the doc's text", 30)
         page.screenshot(shot)
         code, err = judge.finish()
         assert code == 0, err

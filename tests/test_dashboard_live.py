@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+import judgepool as jp
 from judgepool.pooling import claims
 from judgepool.pooling.activity import activity
 from judgepool.pooling.store import Store
@@ -69,12 +70,14 @@ def test_every_page_says_labels_are_being_written_while_a_judge_runs(store: Stor
 def test_a_killed_judge_is_not_shown_as_writing(store: Store) -> None:
     with held_judge(store.path, answered=3) as judge:
         assert banners(open_page("runs"))
+        assert jp.open(store.path).activity().writing  # the library says it too
         judge.process.send_signal(signal.SIGKILL)
         judge.process.wait(timeout=30)
         # Its claims are still in the table (their lease runs 60 s), held by a dead process.
         assert claims.holders(store)
         at = open_page("runs")
         assert not banners(at)
+        assert not jp.open(store.path).activity().writing
 
 
 def test_activity_counts_live_judges_only(store: Store) -> None:
