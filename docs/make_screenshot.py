@@ -25,8 +25,9 @@ sys.path.insert(0, str(REPO))
 from tests.dashboard_browser import capture, find_chromium, free_port, serve_dashboard  # noqa: E402
 
 DL = Path(os.environ.get("JUDGEPOOL_SHARED_DATA", REPO.parent / "shared" / "data")) / "trec-dl"
-BASELINE = "dl19-passage.bm25.top100"
-CANDIDATES = ("dl19-passage.tasb.top100", "dl19-passage.splade-pp-ed.top100")
+# Run names are the runs' tags (the files' sixth column), not the file names.
+BASELINE = "rankllm-bm25"
+CANDIDATES = ("rankllm-tasb", "rankllm-splade-pp-ed")
 QUERY = "1037798"  # "who is robert gray": TAS-B's top 10 has judge-labelled docs
 
 
@@ -67,7 +68,7 @@ def main() -> None:
             ]
         )
         with serve_dashboard(db, port):
-            capture(
+            text = capture(
                 browser,
                 f"http://127.0.0.1:{port}/compare?{query}",
                 args.out,
@@ -75,6 +76,8 @@ def main() -> None:
                 charts=1,
                 size=(1400, 2250),
             )
+        if "was left out" in text:
+            raise SystemExit(f"the link named something the database lacks: {text[:800]}")
     print(f"wrote {args.out}")
 
 
