@@ -2,13 +2,15 @@
 `judgepool judge` writes to the same database from another process.
 
 1. Render time of each page (Streamlit AppTest run), cold (first render after the database
-   changed: every cached reader recomputes) and warm (median of 5 reruns). Target (issue 7):
-   under 2 s per page.
+   changed: every cached reader recomputes) and warm (median of 5 reruns); Compare also with a
+   query's two rankings and a doc's text open. Target (issue 7): under 2 s per page.
 2. Two processes: the real `judgepool judge` (litellm against tests/fake_openai.py, 8 calls in
    flight, batched writes) labels the depth-100 pool for `--seconds`, while this process
-   re-renders the Runs page every 0.5 s and reads the database fingerprint in between. Reported:
-   reads, failed reads (target 0), longest wait for a read, whether the label count only grew,
-   and judged@10 of the least-judged run over time.
+   re-renders the Runs and Compare pages in turn every 0.5 s (each render after new labels is a
+   cold one, with the "labels being written" banner) and reads the database fingerprint in
+   between. Reported: reads, failed reads (target 0), longest wait for a read, whether the label
+   count only grew, judged@10 of the least-judged run over time, renders that showed the banner,
+   and the render times while the judge writes.
 
 Needs ../shared/data (TREC DL). Writes bench/results/dashboard.json.
 Run: .venv/bin/python bench/bench_dashboard.py [--seconds 20]
@@ -79,7 +81,36 @@ def render_times() -> dict[str, dict[str, float]]:
             warm.append(time.perf_counter() - started)
         out[page] = {"cold_s": round(cold, 3), "warm_median_s": round(statistics.median(warm), 3)}
         print(f"{page:8s} cold {cold:.2f} s   warm {statistics.median(warm):.2f} s", flush=True)
+    at = app("compare")
+    at.run()
+    qid = at.selectbox(key="compare_query").options[0].split()[0]
+    at.selectbox(key="compare_query").set_value(qid)
+    at.run()
+    ranking = [el.value for el in at.dataframe if "rank" in el.value.columns][-1]
+    at.selectbox(key="compare_read_candidate").set_value(str(ranking["doc_id"].iloc[0]))
+    st.cache_data.clear()
+    started = time.perf_counter()
+    at.run()
+    cold = time.perf_counter() - started
+    if at.exception:
+        raise SystemExit(f"compare with a query raised: {[e.value for e in at.exception]}")
+    warm = []
+    for _ in range(5):
+        started = time.perf_counter()
+        at.run()
+        warm.append(time.perf_counter() - started)
+    name = "compare_query_open"
+    out[name] = {"cold_s": round(cold, 3), "warm_median_s": round(statistics.median(warm), 3)}
+    print(f"{name} cold {cold:.2f} s   warm {statistics.median(warm):.2f} s", flush=True)
     return out
+
+
+def _spread(times: list[float]) -> dict[str, float] | None:
+    if not times:
+        return None
+    times = sorted(times)
+    return {"renders": len(times), "p50_s": round(times[len(times) // 2], 3),
+            "max_s": round(times[-1], 3)}  # fmt: skip
 
 
 def two_processes(db: Path, seconds: float) -> dict[str, Any]:
@@ -87,8 +118,13 @@ def two_processes(db: Path, seconds: float) -> dict[str, Any]:
     from judgepool.ui.dashboard.data import db_version
     from tests.fake_openai import FakeOpenAI
 
-    at = app("runs")
-    at.run()
+    pages = {"runs": app("runs"), "compare": app("compare")}
+    for page in pages.values():
+        page.run()
+    at = pages["runs"]
+    render: dict[str, list[float]] = {name: [] for name in pages}
+    banner = 0
+    turn = 0
     waits: list[float] = []
     counts: list[int] = []
     judged: list[float] = []
@@ -127,10 +163,16 @@ def two_processes(db: Path, seconds: float) -> dict[str, Any]:
                 failures.append(f"{type(err).__name__}: {err}")
             waits.append(time.perf_counter() - started)
             if time.monotonic() >= next_page:
+                name = ("runs", "compare")[turn % 2]
+                turn += 1
+                at = pages[name]
+                started = time.perf_counter()
                 at.run()
+                render[name].append(time.perf_counter() - started)
                 failures += [str(e.value) for e in at.exception] + [e.value for e in at.error]
+                banner += any(w.value.startswith("Labels being written") for w in at.warning)
                 table = [el.value for el in at.dataframe if "Judged@10" in el.value.columns]
-                if table:
+                if table and name == "runs":
                     judged.append(float(table[0]["Judged@10"].min()))
                 next_page = time.monotonic() + 0.5
             time.sleep(0.05)
@@ -140,7 +182,7 @@ def two_processes(db: Path, seconds: float) -> dict[str, Any]:
     return {
         "seconds": seconds,
         "reads": len(waits),
-        "page_renders": len(judged),
+        "page_renders": sum(len(times) for times in render.values()),
         "failures": len(failures),
         "failure_examples": failures[:3],
         "read_wait_max_s": round(waits[-1], 3),
@@ -150,6 +192,8 @@ def two_processes(db: Path, seconds: float) -> dict[str, Any]:
         "labels_last": counts[-1],
         "labels_only_grew": counts == sorted(counts),
         "min_judged_at_10_first_last": [judged[0], judged[-1]] if judged else None,
+        "renders_with_banner": banner,
+        "render_while_writing": {name: _spread(times) for name, times in render.items()},
     }
 
 

@@ -2,8 +2,9 @@
 
 Builds a fresh database from ../shared/data (the six DL19 runs, their qrels and passages), runs
 `judgepool judge --model offline` (unless --no-judge), serves `judgepool ui` on a free port and
-saves a headless-Chromium screenshot of the Compare page (BM25 against TAS-B and SPLADE++, with
-one query's two rankings open).
+saves a headless-Chromium screenshot of the Compare page (BM25 against TAS-B and SPLADE++: each
+run's means with intervals, markers and bounds, the paired differences, the per-query chart and
+one query's two rankings open), opened from a link as a reviewer would.
 
 Run: .venv/bin/python docs/make_screenshot.py [--no-judge] [--out docs/dashboard.png]
 """
@@ -24,8 +25,9 @@ sys.path.insert(0, str(REPO))
 from tests.dashboard_browser import capture, find_chromium, free_port, serve_dashboard  # noqa: E402
 
 DL = Path(os.environ.get("JUDGEPOOL_SHARED_DATA", REPO.parent / "shared" / "data")) / "trec-dl"
-BASELINE = "dl19-passage.bm25.top100"
-CANDIDATES = ("dl19-passage.tasb.top100", "dl19-passage.splade-pp-ed.top100")
+# Run names are the runs' tags (the files' sixth column), not the file names.
+BASELINE = "rankllm-bm25"
+CANDIDATES = ("rankllm-tasb", "rankllm-splade-pp-ed")
 QUERY = "1037798"  # "who is robert gray": TAS-B's top 10 has judge-labelled docs
 
 
@@ -56,17 +58,26 @@ def main() -> None:
         build(db, judge=not args.no_judge)
         port = free_port()
         query = urlencode(
-            [("baseline", BASELINE), *(("candidate", c) for c in CANDIDATES), ("query", QUERY)]
+            [
+                ("level", "chunk"),
+                ("baseline", BASELINE),
+                *(("candidate", c) for c in CANDIDATES),
+                ("measure", "nDCG@10"),
+                ("chart", CANDIDATES[0]),
+                ("query", QUERY),
+            ]
         )
         with serve_dashboard(db, port):
-            capture(
+            text = capture(
                 browser,
                 f"http://127.0.0.1:{port}/compare?{query}",
                 args.out,
                 "Paired differences from",
                 charts=1,
-                size=(1400, 1720),
+                size=(1400, 2250),
             )
+        if "was left out" in text:
+            raise SystemExit(f"the link named something the database lacks: {text[:800]}")
     print(f"wrote {args.out}")
 
 

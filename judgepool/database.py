@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from judgepool.judge.session import JudgeSettings
     from judgepool.metrics.measures import Measure
     from judgepool.metrics.regression import Rule
+    from judgepool.pooling.activity import Activity
     from judgepool.pooling.audit_queries import AuditSample
     from judgepool.pooling.floors import FloorChange
     from judgepool.pooling.ingest_labels import QrelsIngested
@@ -187,6 +188,13 @@ class Database(BatchMethods):
         if not isinstance(frame, pl.DataFrame):  # pragma: no cover - a table always converts
             raise TypeError("the labels did not convert to a DataFrame")
         return frame
+
+    def activity(self) -> Activity:
+        """Who is writing labels now: live judges (from their claims), open batches, and the
+        age of the newest judge label. While `.writing`, every figure read is provisional."""
+        from judgepool.pooling.activity import activity
+
+        return activity(self.store)
 
     def export_qrels(
         self,

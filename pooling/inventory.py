@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from judgepool.pooling.sql import one
 from judgepool.pooling.store import Store
+
+if TYPE_CHECKING:
+    import duckdb
 
 
 @dataclass(frozen=True)
@@ -94,14 +97,32 @@ def fingerprint(store: Store) -> tuple[str, ...]:
     """A small value that changes whenever labels, runs, docs, queries, audit samples or
     calibration runs change (one short read: the dashboard keys its caches on it)."""
     with store.read() as con:
-        row = con.execute(
-            """SELECT (SELECT max(id) FROM judgments), (SELECT count(*) FROM judgments),
-                      (SELECT max(ingested_at) FROM runs), (SELECT count(*) FROM runs),
-                      (SELECT max(ingested_at) FROM docs), (SELECT count(*) FROM docs),
-                      (SELECT max(ingested_at) FROM queries), (SELECT count(*) FROM queries),
-                      (SELECT max(id) FROM audit_samples), (SELECT max(id) FROM calibration_runs)"""
-        ).fetchone()
+        return fingerprint_in(con)
+
+
+def fingerprint_in(con: duckdb.DuckDBPyConnection) -> tuple[str, ...]:
+    """The fingerprint, read on an open connection. Its first value is the highest label id
+    (`label_mark_of`)."""
+    row = con.execute(
+        """SELECT (SELECT max(id) FROM judgments), (SELECT count(*) FROM judgments),
+                  (SELECT max(ingested_at) FROM runs), (SELECT count(*) FROM runs),
+                  (SELECT max(ingested_at) FROM docs), (SELECT count(*) FROM docs),
+                  (SELECT max(ingested_at) FROM queries), (SELECT count(*) FROM queries),
+                  (SELECT max(id) FROM audit_samples), (SELECT max(id) FROM calibration_runs)"""
+    ).fetchone()
     return tuple(str(v) for v in row) if row else ()
+
+
+def same_but_labels(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
+    """Whether two fingerprints differ in their labels at most (same runs, docs, queries, audit
+    samples and calibration runs)."""
+    return a[2:] == b[2:]
+
+
+def label_mark_of(fingerprint: tuple[str, ...]) -> int:
+    """The highest label id when `fingerprint` was read (0: no label): labels written since
+    have higher ids (see `labels.label_mark`)."""
+    return int(fingerprint[0]) if fingerprint and fingerprint[0].isdigit() else 0
 
 
 def all_query_texts(store: Store) -> dict[str, str]:

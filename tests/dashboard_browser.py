@@ -168,6 +168,48 @@ class BrowserPage:
             self.call("Input.dispatchKeyEvent", self.session, type=kind, key=key, code=code,
                       text=key if kind == "keyDown" else "",
                       windowsVirtualKeyCode=ord(key.upper()))  # fmt: skip
+    def click(self, selector: str, containing: str) -> None:
+        """Click, with the mouse as a person does, the first `selector` element whose text has
+        `containing` (scrolled into view first)."""
+        found = self.evaluate(
+            f"""(() => {{
+              const el = [...document.querySelectorAll({json.dumps(selector)})]
+                .find(e => e.innerText.includes({json.dumps(containing)}));
+              if (!el) return null;
+              el.scrollIntoView({{block: "center"}});
+              const r = el.getBoundingClientRect();
+              return [r.left + Math.min(12, r.width / 2), r.top + r.height / 2];
+            }})()"""
+        )
+        if not found:
+            raise LookupError(f"no {selector} with {containing!r} on the page")
+        self.click_at(*found)
+
+    def click_at(self, x: float, y: float) -> None:
+        """A left click of the mouse at viewport coordinates (x, y)."""
+        for kind in ("mouseMoved", "mousePressed", "mouseReleased"):
+            self.call(
+                "Input.dispatchMouseEvent", self.session, type=kind, x=x, y=y,
+                button="left", clickCount=1,
+            )  # fmt: skip
+
+    def click_table_row(self, table: int, row: int) -> None:
+        """Click the selection box of row `row` (0 = first) of the page's `table`-th dataframe
+        (negative: from the end). Streamlit draws tables on a canvas, rows 35 px high under a
+        35 px header, the selection boxes in the first 30 px."""
+        found = self.evaluate(
+            f"""(() => {{
+              const all = [...document.querySelectorAll('[data-testid="stDataFrame"]')];
+              const el = all.at({int(table)});
+              if (!el) return null;
+              el.scrollIntoView({{block: "center"}});
+              const r = el.getBoundingClientRect();
+              return [r.left + 15, r.top + 35 + 35 * {int(row)} + 17];
+            }})()"""
+        )
+        if not found:
+            raise LookupError(f"no dataframe number {table} on the page")
+        self.click_at(*found)
 
     def text(self) -> str:
         """The page's visible text."""

@@ -82,12 +82,12 @@ def test_a_query_opens_both_rankings_with_labels_and_their_source(store: Store) 
     assert "query q6: question q6?" in texts_of(at, "text")
     base, cand = frames(at, "rank")
     assert base["doc_id"].tolist() == [f"q6-d{n:02d}" for n in range(9, -1, -1)]
-    assert base["grade"].tolist() == [0, 0, 0, 0, 1, 1, 2, 2, 3, 3]
+    assert base["grade"].tolist() == ["0", "0", "0", "0", "1", "1", "2", "2", "3", "3"]
     assert set(base["source"]) == {"human"}
     last = cand.iloc[-1]
     assert (last["doc_id"], last["grade"], last["source"], last["labeller"]) == (
         "q6-d10",
-        2,
+        "2",
         "judge",
         JUDGE,
     )
@@ -100,8 +100,14 @@ def test_holes_show_as_holes_in_the_rankings(store: Store) -> None:
     at.selectbox(key="compare_chart_candidate").set_value("weak").run()
     at.selectbox(key="compare_query").set_value("q1").run()
     _, weak = frames(at, "rank")
-    assert weak["source"].tolist()[-4:] == ["hole (no label)"] * 4
     assert weak["doc_id"].tolist()[-4:] == ["q1-d11", "q1-d12", "q1-d13", "q1-d14"]
+    # Marked as holes, not as a grade of None (q1-d11's only label is unparsed: still a hole).
+    assert weak["grade"].tolist() == ["1", "0", "0", "0", "0", "2", "HOLE", "HOLE", "HOLE", "HOLE"]
+    assert weak["source"].tolist()[-4:] == ["hole: no label (counts as non-relevant)"] * 4
+    captions = texts_of(at, "caption")
+    assert "No hole in its top 10: every doc has a label." in captions  # the baseline
+    line = "4 holes in its top 10 (ranks 7, 8, 9, 10): unlabelled, counted as non-relevant"
+    assert any(c.startswith(line) for c in captions)
 
 
 def test_a_link_opens_a_comparison_and_a_query(store: Store) -> None:

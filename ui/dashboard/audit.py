@@ -25,8 +25,9 @@ from judgepool.ui.dashboard.audit_calibration import calibration_panel
 from judgepool.ui.dashboard.audit_parts import agreement_panel, label_detail, sample_panel
 from judgepool.ui.dashboard.audit_queue import queue_panel
 from judgepool.ui.dashboard.judges_panel import judges_panel
+from judgepool.ui.dashboard.page import render_page
 from judgepool.ui.dashboard.prompt_view import show_prompt
-from judgepool.ui.dashboard.view import View, md, render_page, safe_version, show_error
+from judgepool.ui.dashboard.view import View, md, safe_version, show_error
 
 PAIR = "audit_pair"
 FLASH = "_audit_flash"
@@ -279,9 +280,15 @@ def body(view: View) -> None:
         show_error(err)
 
 
+def link() -> dict[str, list[str]]:
+    """This page's part of the URL: the open pair (/audit?qid=Q&doc_id=D)."""
+    pair = st.session_state.get(PAIR)
+    return {"qid": [str(pair[0])], "doc_id": [str(pair[1])]} if pair else {}
+
+
 def render() -> None:
     """Draw the page."""
-    render_page("Audit", body)
+    render_page("Audit", body, link)
 
 
 if __name__ == "__main__":

@@ -3,9 +3,11 @@
 If a chosen run is under the gate, the page refuses: a banner names the runs with their judged@k
 and holes and gives the exact `judgepool judge ...` command; no number is shown until the user
 ticks "compare anyway", after which every figure is marked UNRELIABLE. Otherwise it shows each
+run's own means with intervals, significance markers and bounds (compare_tables.py) beside each
 measure's paired difference with its 95% interval, p-value and Holm-corrected verdict, the
 per-query differences (sorted; a click on a bar, or the picker, opens that query's two rankings
-side by side with each doc's label and its source).
+side by side, holes marked, each doc's text on demand: compare_rankings.py). While a judge
+writes labels, every verdict is marked provisional. The runs, measure and query are in the URL.
 
 A Streamlit page script (run by `st.navigation` with `__name__ == "__main__"`).
 """
@@ -17,56 +19,33 @@ from typing import TYPE_CHECKING, Any
 import streamlit as st
 
 from judgepool.pooling.errors import JudgepoolError
-from judgepool.ui.dashboard import data
+from judgepool.ui.dashboard import data, links, live
 from judgepool.ui.dashboard.charts import PICK, delta_chart
 from judgepool.ui.dashboard.compare_corrected import corrected_panel
-from judgepool.ui.dashboard.view import View, md, render_page, safe_version, show_error
+from judgepool.ui.dashboard.compare_rankings import rankings_side_by_side
+from judgepool.ui.dashboard.compare_tables import (
+    UNRELIABLE,
+    deltas_table,
+    effectiveness,
+    holm_note,
+    means_caption,
+    means_table,
+)
+from judgepool.ui.dashboard.page import render_page
+from judgepool.ui.dashboard.view import View, md, safe_version, show_error
 
 if TYPE_CHECKING:
-    import pandas as pd
+    from judgepool.metrics.compare import Comparison
 
-    from judgepool.metrics.compare import Comparison, Delta
-
-UNRELIABLE = "UNRELIABLE"
 ANYWAY = "compare_anyway"
 QUERY = "compare_query"
+BASELINE, CANDIDATES = "compare_baseline", "compare_candidates"
+CHART_CANDIDATE, MEASURE = "compare_chart_candidate", "compare_chart_measure"
 
 
 def _reset_consent() -> None:
     """A new choice of runs needs a new, explicit "compare anyway"."""
     st.session_state[ANYWAY] = False
-
-
-def verdict(d: Delta) -> str:
-    """better / worse / no significant difference (Holm-corrected)."""
-    if d.delta is None or d.p_holm is None:
-        return "not tested (no query to average)"
-    if not d.significant:
-        return "no significant difference"
-    return "better" if d.delta > 0 else "worse"
-
-
-def deltas_table(cmp: Comparison) -> pd.DataFrame:
-    """One row per candidate x measure."""
-    import pandas as pd
-
-    rows = []
-    for d in cmp.deltas:
-        row: dict[str, Any] = {
-            "candidate": d.candidate,
-            "measure": d.measure,
-            "queries": d.n,
-            "difference": None if d.delta is None else round(d.delta, 4),
-            "95% interval": "–" if d.ci95 is None else f"[{d.ci95[0]:+.4f}, {d.ci95[1]:+.4f}]",
-            "p": None if d.p is None else round(d.p, 4),
-            "p (Holm)": None if d.p_holm is None else round(d.p_holm, 4),
-            "verdict": verdict(d),
-        }
-        if cmp.unreliable:  # forced past the gate: nothing in this table is reliable
-            why = "a run under the gate" if d.unreliable else "forced comparison"
-            row["reliability"] = f"{UNRELIABLE} ({why})"
-        rows.append(row)
-    return pd.DataFrame(rows)
 
 
 def per_query_rows(
@@ -116,51 +95,22 @@ def refusal_banner(cmp: Comparison) -> None:
         )
 
 
-def rankings_side_by_side(view: View, version: data.Version, cmp: Comparison, cand: str) -> None:
-    """The two rankings of the picked query, each doc with its effective label and source."""
-    import pandas as pd
-
-    qid = st.session_state.get(QUERY)
-    if not qid:
-        return
-    texts = data.query_texts(view.db, version)
-    runs = (cmp.baseline, cand)
-    ranked = data.rankings(view.db, version, runs, str(qid), view.level, view.labeller, view.k)
-    st.text(f"query {qid}: {texts.get(str(qid), '(no text)')}")
-    for column, run in zip(st.columns(2), runs, strict=True):
-        frame = pd.DataFrame(
-            [
-                {
-                    "rank": r.rank,
-                    "doc_id": r.doc_id,
-                    "grade": r.grade,
-                    "source": r.source or "hole (no label)",
-                    "labeller": r.labeller or "",
-                }
-                for r in ranked.get(run, [])
-            ],
-            columns=["rank", "doc_id", "grade", "source", "labeller"],
-        )
-        with column:
-            st.text(f"{'baseline' if run == cmp.baseline else 'candidate'}: {run}")
-            st.dataframe(frame, hide_index=True, key=f"compare_ranking_{run == cmp.baseline}")
+def means(view: View, version: data.Version, cmp: Comparison, mark: str) -> None:
+    """Each compared run's own figures (ranx-style), and why they may move."""
+    st.subheader(f"{mark}Means with 95% intervals — {md(view.label)}")
+    st.dataframe(means_table(cmp), hide_index=True, key="compare_means")
+    st.caption(md(means_caption(cmp)))
+    live.ideal_caption(view, version)
+    live.ideal_notes(view, version, cmp.evaluation, "compare")
 
 
-def figures(view: View, version: data.Version, cmp: Comparison) -> None:
-    """Differences, the per-query chart and the drill-down."""
-    mark = f"{UNRELIABLE} — " if cmp.unreliable else ""
-    if cmp.unreliable:
-        st.warning(
-            md(
-                f"{UNRELIABLE}: compared anyway although "
-                + ", ".join(r.run for r in cmp.refused)
-                + f" are under the judged@{cmp.evaluation.k} gate. Every figure below is "
-                "marked unreliable."
-            )
-        )
+def differences(view: View, cmp: Comparison, mark: str) -> None:
+    """The paired differences table and its caption, then the judge-corrected (PPI++) intervals
+    of the same differences beside the plain ones (compare_corrected.py)."""
+    provisional = live.writing(view.db)
     st.subheader(f"{mark}Paired differences from {md(cmp.baseline)} — {md(view.label)}")
     st.dataframe(
-        deltas_table(cmp),
+        deltas_table(cmp, provisional),
         hide_index=True,
         key="compare_deltas",
         column_config={
@@ -174,11 +124,41 @@ def figures(view: View, version: data.Version, cmp: Comparison) -> None:
         f"bootstrap ({cmp.evaluation.resamples:,} resamples); p: paired randomisation test; "
         f"verdict: Holm-corrected over all {len(cmp.deltas)} comparisons at α = {cmp.alpha:g}."
     )
+    if provisional:
+        k = cmp.evaluation.k
+        holes = ", ".join(
+            f"{run} {cmp.evaluation.summaries[run].holes}"
+            for run in (cmp.baseline, *cmp.candidates)
+        )
+        st.warning(
+            md(
+                f"Provisional: a judge is writing labels. Holes in the compared runs' top {k} "
+                f"now: {holes}. Each label can move these differences and flip a verdict."
+            )
+        )
     corrected_panel(cmp)
-    measures = [str(m) for m in cmp.evaluation.measures if m.kind != "Judged"]
+
+
+def figures(view: View, version: data.Version, cmp: Comparison) -> None:
+    """Means, differences, the per-query chart and the drill-down."""
+    mark = f"{UNRELIABLE} — " if cmp.unreliable else ""
+    if cmp.unreliable:
+        st.warning(
+            md(
+                f"{UNRELIABLE}: compared anyway although "
+                + ", ".join(r.run for r in cmp.refused)
+                + f" are under the judged@{cmp.evaluation.k} gate. Every figure below is "
+                "marked unreliable."
+            )
+        )
+    means(view, version, cmp, mark)
+    differences(view, cmp, mark)
+    measures = effectiveness(cmp)
+    _keep_valid(CHART_CANDIDATE, cmp.candidates, "candidate in this comparison", "chart")
+    _keep_valid(MEASURE, measures, "measure in this comparison", "measure")
     left, right = st.columns(2)
-    cand = left.selectbox("Candidate", cmp.candidates, key="compare_chart_candidate")
-    measure = right.selectbox("Measure", measures, key="compare_chart_measure")
+    cand = left.selectbox("Candidate", cmp.candidates, key=CHART_CANDIDATE)
+    measure = right.selectbox("Measure", measures, key=MEASURE)
     texts = data.query_texts(view.db, version)
     rows = per_query_rows(cmp, str(cand), str(measure), texts)
     wins = sum(r["outcome"] == "win" for r in rows)
@@ -196,16 +176,31 @@ def figures(view: View, version: data.Version, cmp: Comparison) -> None:
         st.session_state["_compare_last_pick"] = picked
         st.session_state[QUERY] = picked
     qids = [r["qid"] for r in rows]
-    if st.session_state.get(QUERY) not in qids:
-        st.session_state.pop(QUERY, None)
-    st.selectbox(
+    _keep_valid(QUERY, qids, f"query that {measure} averages here", "query")
+    qid = st.selectbox(
         "Query (click a bar, or pick one)",
         qids,
         index=None,
         key=QUERY,
         format_func=lambda q: f"{q}  ({next(r['delta'] for r in rows if r['qid'] == q):+.3f})",
     )
-    rankings_side_by_side(view, version, cmp, str(cand))
+    if qid:
+        rankings_side_by_side(view, version, cmp, str(cand), str(qid))
+
+
+def _keep_valid(key: str, options: list[str] | tuple[str, ...], what: str, name: str) -> None:
+    """Drop a remembered choice that is no longer an option (say so if a link made it); a
+    measure whose cutoff changed with k stays the same measure at the new cutoff."""
+    value = st.session_state.get(key)
+    if value is not None and value not in options:
+        family = str(value).rsplit("@", 1)[0]
+        same = [o for o in options if key == MEASURE and o.rsplit("@", 1)[0] == family]
+        if same:
+            st.session_state[key] = same[0]
+            return
+        st.session_state.pop(key)
+        if st.session_state.pop(f"_linked_{key}", False):
+            links.left_out(name, str(value), f"it is not a {what}")
 
 
 def _picked_qid(event: Any) -> str | None:
@@ -220,19 +215,36 @@ def _picked_qid(event: Any) -> str | None:
 
 
 def _from_link(runs: list[str]) -> None:
-    """Once per session, take the runs and query from the URL, so a comparison can be linked:
-    /compare?baseline=A&candidate=B&candidate=C&query=QID (unknown runs are ignored)."""
-    if st.session_state.get("_compare_linked"):
+    """Once per session, take the runs, measure and query from the URL (links.py):
+    /compare?baseline=A&candidate=B&candidate=C&measure=nDCG@10&chart=B&query=QID."""
+    if not links.first_time("compare"):
         return
-    st.session_state["_compare_linked"] = True
-    params = st.query_params
-    if params.get("baseline") in runs:
-        st.session_state["compare_baseline"] = params["baseline"]
-    linked = [c for c in params.get_all("candidate") if c in runs]
+    links.take_choice("baseline", BASELINE, runs, "run")
+    wanted = links.linked_all("candidate")
+    for name in wanted:
+        if name not in runs:
+            links.left_out("candidate", name, "this database has no such run")
+    linked = [c for c in dict.fromkeys(wanted) if c in runs]
     if linked:
-        st.session_state["compare_candidates"] = linked
-    if params.get("query"):
-        st.session_state[QUERY] = params["query"]
+        st.session_state[CANDIDATES] = linked
+    for name, key in (("chart", CHART_CANDIDATE), ("measure", MEASURE), ("query", QUERY)):
+        value = links.linked(name)
+        if value is not None:  # checked once the comparison says what it may be (_keep_valid)
+            st.session_state[key] = value
+            st.session_state[f"_linked_{key}"] = True
+
+
+def link() -> links.Params:
+    """This page's part of the URL: what is chosen now."""
+    state = st.session_state
+    chosen = {
+        "baseline": [state.get(BASELINE)],
+        "candidate": list(state.get(CANDIDATES) or []),
+        "chart": [state.get(CHART_CANDIDATE)],
+        "measure": [state.get(MEASURE)],
+        "query": [state.get(QUERY)],
+    }
+    return {name: [str(v) for v in values if v] for name, values in chosen.items()}
 
 
 def body(view: View) -> None:
@@ -250,13 +262,14 @@ def body(view: View) -> None:
         return
     _from_link(runs)
     left, right = st.columns([1, 2])
-    baseline = left.selectbox("Baseline", runs, key="compare_baseline", on_change=_reset_consent)
+    baseline = left.selectbox("Baseline", runs, key=BASELINE, on_change=_reset_consent)
     others = [r for r in runs if r != baseline]
-    chosen = [c for c in st.session_state.get("compare_candidates", []) if c in others]
-    st.session_state["compare_candidates"] = chosen or others[:1]
+    chosen = [c for c in st.session_state.get(CANDIDATES, []) if c in others]
+    st.session_state[CANDIDATES] = chosen or others[:1]
     candidates = right.multiselect(
-        "Candidates", others, key="compare_candidates", on_change=_reset_consent
+        "Candidates", others, key=CANDIDATES, on_change=_reset_consent
     )
+    note = right.empty()
     if not candidates:
         st.info("Pick at least one candidate.")
         return
@@ -275,6 +288,7 @@ def body(view: View) -> None:
     except JudgepoolError as err:
         show_error(err)
         return
+    note.caption(holm_note(len(cmp.candidates), len(effectiveness(cmp))))
     if cmp.refused:
         refusal_banner(cmp)
         st.checkbox(
@@ -288,7 +302,7 @@ def body(view: View) -> None:
 
 def render() -> None:
     """Draw the page."""
-    render_page("Compare", body)
+    render_page("Compare", body, link)
 
 
 if __name__ == "__main__":

@@ -13,8 +13,9 @@ longest wait for a read about 0.3 s; tests/test_dashboard_concurrency.py checks 
 processes on every run.
 
 On top of that, the dashboard reads as little and as rarely as it can:
-- `db_version` reads a small fingerprint of the database (max and count of label ids, the
-  newest ingest time and row count of runs, docs and queries) in one short read;
+- `db_state` reads a small fingerprint of the database (max and count of label ids, the
+  newest ingest time and row count of runs, docs and queries) and who is writing labels now
+  (live judges' claims, the newest judge label: pooling/activity.py) in one short read;
 - every other reader is `st.cache_data`-cached with that fingerprint as an argument, so a rerun
   on an unchanged database reads nothing more, and a new label changes the key, so the figures
   are recomputed;
@@ -38,6 +39,7 @@ if TYPE_CHECKING:
     from judgepool.metrics.agreement import Agreement
     from judgepool.metrics.compare import Comparison
     from judgepool.metrics.evaluate import Evaluation
+    from judgepool.pooling.activity import Activity
     from judgepool.pooling.audit import Facets, LabelFilter, LabelListing, PairDetail, RankedDoc
     from judgepool.pooling.pool import PoolSummary
 
@@ -52,6 +54,17 @@ def db_version(db: str) -> Version | None:
     if not store.exists():
         return None
     return fingerprint(store)
+
+
+def db_state(db: str) -> tuple[Version, Activity] | None:
+    """The fingerprint and who is writing labels now, in one read (None: no file). Not cached:
+    a claim can start or run out without any label changing."""
+    from judgepool.pooling.activity import state
+
+    store = Store(db)
+    if not store.exists():
+        return None
+    return state(store)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
@@ -191,3 +204,13 @@ def export(
     from judgepool.pooling.export import export_labels
 
     return export_labels(Store(db), level, source, labeller, fmt)
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def relabelled(
+    db: str, version: Version, runs: tuple[str, ...], level: str, k: int, since_id: int
+) -> dict[str, set[str]]:
+    """Per run, the queries where a label written after id `since_id` is in its top k."""
+    from judgepool.pooling.label_changes import relabelled_in_top
+
+    return relabelled_in_top(Store(db), runs, level, k, since_id)

@@ -16,7 +16,8 @@ import streamlit as st
 from judgepool.pooling.errors import JudgepoolError
 from judgepool.pooling.export import EXPORT_FORMATS, EXPORT_SOURCES, export_file_name
 from judgepool.ui.dashboard import data
-from judgepool.ui.dashboard.view import View, render_page, safe_version, show_error
+from judgepool.ui.dashboard.page import render_page
+from judgepool.ui.dashboard.view import View, safe_version, show_error
 
 SOURCE_HELP = {
     "effective": "the label every measure uses: latest human, else latest ok judge label",

@@ -12,9 +12,10 @@ import streamlit as st
 
 from judgepool.metrics.gate import DEFAULT_GATE, fmt_judged, passes
 from judgepool.pooling.errors import JudgepoolError
-from judgepool.ui.dashboard import data
+from judgepool.ui.dashboard import data, live
 from judgepool.ui.dashboard.charts import means_chart
-from judgepool.ui.dashboard.view import View, md, render_page, safe_version, show_error
+from judgepool.ui.dashboard.page import render_page
+from judgepool.ui.dashboard.view import View, md, safe_version, show_error
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -111,6 +112,8 @@ def body(view: View) -> None:
         key="runs_table",
     )
     st.caption(averaged_caption(ev))
+    live.ideal_caption(view, version)
+    live.ideal_notes(view, version, ev, "runs")
     for text in ev.warnings:
         st.warning(md(text))
     if under:

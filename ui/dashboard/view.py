@@ -9,14 +9,13 @@ renders Markdown (`md`), and passages are only ever shown with `st.text` / `st.c
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from dataclasses import dataclass
 
 import streamlit as st
 
 from judgepool.pooling.errors import DatabaseBusyError, JudgepoolError
 from judgepool.pooling.store import resolve_db_path
-from judgepool.ui.dashboard import data
+from judgepool.ui.dashboard import data, links
 
 ANY_JUDGE = "any judge"
 REFRESH_CHOICES = (2, 5, 10, 30)
@@ -41,6 +40,18 @@ class View:
         """`chunk level · k=10 · any judge`: said by every figure."""
         labeller = ANY_JUDGE if self.labeller is None else f"judge {self.labeller}"
         return f"{self.level} level · k={self.k} · {labeller}"
+
+    @property
+    def link(self) -> dict[str, list[str]]:
+        """The sidebar's part of the URL: the level always, the rest when not the default."""
+        params = {"level": [self.level]}
+        if self.labeller is not None:
+            params["judge"] = [self.labeller]
+        if self.depth != links.DEFAULT_DEPTH:
+            params["depth"] = [str(self.depth)]
+        if self.k != links.DEFAULT_K:
+            params["k"] = [str(self.k)]
+        return params
 
     @property
     def run_every(self) -> float | None:
@@ -72,16 +83,27 @@ def sidebar() -> View:
     except JudgepoolError:
         first = "chunk"
     levels = ("chunk", "doc")
-    level = bar.radio("Level", levels, index=levels.index(first), key="level", horizontal=True)
+    link = links.first_time("sidebar")
+    if "level" not in st.session_state:
+        st.session_state["level"] = first
+    if link:
+        links.take_choice("level", "level", levels, "level (chunk or doc)")
+    level = bar.radio("Level", levels, key="level", horizontal=True)
     judges: list[str] = []
     if version is not None:
         try:
             judges = data.judge_labellers(db, version, str(level))
         except JudgepoolError:
             judges = []
+    if link:
+        links.take_choice("judge", "judge", judges, f"judge with labels at the {level} level")
     choice = bar.selectbox("Judge labels", [ANY_JUDGE, *judges], key="judge")
-    depth = bar.number_input("Pool depth", min_value=1, max_value=1000, value=10, key="depth")
-    k = bar.number_input("Cutoff k", min_value=1, max_value=1000, value=10, key="k")
+    for key, default in (("depth", links.DEFAULT_DEPTH), ("k", links.DEFAULT_K)):
+        st.session_state.setdefault(key, default)
+        if link:
+            links.take_number(key, key, 1, 1000)
+    depth = bar.number_input("Pool depth", min_value=1, max_value=1000, key="depth")
+    k = bar.number_input("Cutoff k", min_value=1, max_value=1000, key="k")
     live = bar.toggle("Live refresh", value=True, key="live")
     refresh = bar.selectbox(
         "every (s)", REFRESH_CHOICES, index=1, key="refresh_s", disabled=not live
@@ -110,7 +132,7 @@ def safe_version(db: str, quiet: bool = False) -> data.Version | None:
     """The database fingerprint, or None with a notice (no file, busy) instead of a traceback."""
     last = st.session_state.get("_last_version")
     try:
-        version = data.db_version(db)
+        found = data.db_state(db)
     except DatabaseBusyError:
         if not quiet:
             st.info(
@@ -123,8 +145,10 @@ def safe_version(db: str, quiet: bool = False) -> data.Version | None:
         if not quiet:
             show_error(err)
         return None
-    if version is not None:
+    version = None if found is None else found[0]
+    if found is not None:
         st.session_state["_last_version"] = (db, version)
+        st.session_state["_activity"] = (db, found[1])
     if version is None and not quiet:
         st.warning(
             f"No database at {md(db)} yet: create it with `judgepool ingest ...`, or start the "
@@ -140,16 +164,3 @@ def show_error(err: JudgepoolError) -> None:
         return
     hint = f" — {err.hint}" if err.hint else ""
     st.error(md(f"{err}{hint}"))
-
-
-def render_page(title: str, body: Callable[[View], None]) -> None:
-    """Title a page and draw `body` in a fragment that reruns every `run_every` seconds, so
-    figures follow a backfill that writes from another process."""
-    view = current()
-    st.title(title)
-
-    @st.fragment(run_every=view.run_every)
-    def refreshed() -> None:
-        body(current())
-
-    refreshed()
