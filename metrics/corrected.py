@@ -59,6 +59,8 @@ class Evaluated(Protocol):
     def values(self) -> dict[str, NDArray[np.float64]]: ...
     @property
     def summaries(self) -> Mapping[str, Any]: ...
+    @property
+    def averaged(self) -> dict[str, NDArray[np.bool_]]: ...
 
     def run_index(self, run: str) -> int: ...
 
@@ -110,6 +112,16 @@ def _zero_nan(values: NDArray[np.float64]) -> NDArray[np.float64]:
     return np.nan_to_num(values, nan=0.0)
 
 
+def _over(ev: Evaluated, measure: str) -> NDArray[np.bool_]:
+    """The queries a corrected figure is over: those the plain figure averages, so that the two
+    intervals estimate the same thing. A query whose value does not exist under the judge's
+    labels (no doc the judge called relevant: an undefined nDCG or recall) counts 0 there, as in
+    trec_eval, rather than leaving the query out: leaving it out would drop exactly the queries
+    where the judge missed most (a query of DL19 where the judge found nothing relevant in TAS-B's
+    holes and the audit found a grade-3 passage)."""
+    return ev.averaged[measure]
+
+
 def _estimate(
     f: NDArray[np.float64],
     y_all: NDArray[np.float64],
@@ -156,9 +168,9 @@ def judge_corrected(
     is_audited = np.array([q in audited for q in ev.qids], dtype=bool)
     means: dict[tuple[str, str], Corrected] = {}
     for name in values:
-        kept = mask[name]
+        kept = _over(ev, name)
         for i, run in enumerate(ev.runs):
-            f = values[name][i, kept]
+            f = _zero_nan(values[name][i, kept])
             y = _zero_nan(ev.values[name][i, kept])
             means[run, name] = _estimate(f, y, is_audited[kept], ev.summaries[run].ci95[name])
     trust = Trust(
@@ -191,9 +203,10 @@ def with_deltas(
     for d in deltas:
         if d.measure not in trust.judge_values:
             continue
-        kept = trust.judge_mask[d.measure]
+        kept = _over(ev, d.measure)
         cand = ev.run_index(d.candidate)
-        f = trust.judge_values[d.measure][cand, kept] - trust.judge_values[d.measure][base, kept]
+        judge = trust.judge_values[d.measure]
+        f = _zero_nan(judge[cand, kept]) - _zero_nan(judge[base, kept])
         y = _zero_nan(ev.values[d.measure][cand, kept]) - _zero_nan(
             ev.values[d.measure][base, kept]
         )

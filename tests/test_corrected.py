@@ -30,6 +30,7 @@ from tests.dashboard_db import build
 Cli = Callable[..., CliResult]
 Writer = Callable[[str, str | bytes], Path]
 MEASURES = ("nDCG@10", "R(rel=3)@10", "nR@10")
+SEED = "1"  # draws q4 among 3 of q1..q4 (asserted where used)
 
 
 @pytest.fixture
@@ -165,3 +166,64 @@ def test_the_trec_eval_average_corrects_over_every_query(
     report = json.loads(cli("compare", "base", "cand", "--average", "trec_eval", "--format",
                             "json").out)  # fmt: skip
     assert {c["ppi"]["of"] for c in report["comparisons"] if c["ppi"]} == {6}
+
+
+def test_a_query_the_judge_found_nothing_in_is_corrected_not_dropped(
+    cli: Cli, write: Writer
+) -> None:
+    """A query where every judge label is 0 has no nDCG under the judge's labels; once the audit
+    finds a relevant passage there it has one under the effective labels. The corrected figure is
+    over the queries the plain one averages (the judge's undefined value counts 0), never over
+    fewer: dropping the query would drop exactly where the judge missed most."""
+    from judgepool.pooling.labels import Judgment, write_judgments
+
+    store = Store()
+    qids = [f"q{i}" for i in range(1, 5)]
+    ingest_topics = "".join(f"{q}\tquestion {q}\n" for q in qids)
+    assert cli("ingest", "queries", str(write("t.tsv", ingest_topics))).code == 0
+    docs = "".join(json.dumps({"doc_id": f"{q}-{d}", "text": f"{d} of {q}"}) + "\n"
+                   for q in qids for d in ("h1", "h2", "j1", "j2"))  # fmt: skip
+    assert cli("ingest", "docs", str(write("d.jsonl", docs))).code == 0
+    base = "".join(f"{q} Q0 {q}-{d} {r} {9 - r} base\n" for q in qids
+                   for r, d in enumerate(("h1", "h2"), 1))  # fmt: skip
+    cand = "".join(f"{q} Q0 {q}-{d} {r} {9 - r} cand\n" for q in qids
+                   for r, d in enumerate(("j1", "h1", "j2"), 1))  # fmt: skip
+    assert cli("ingest", "run", str(write("base.trec", base))).code == 0
+    assert cli("ingest", "run", str(write("cand.trec", cand))).code == 0
+    human = {"q1": (2, 0), "q2": (0, 3), "q3": (1, 2), "q4": (0, 0)}  # q4: nothing relevant
+    qrels = "".join(f"{q} 0 {q}-h{i + 1} {g}\n" for q, gs in human.items() for i, g in enumerate(gs))
+    assert cli("ingest", "qrels", str(write("h.txt", qrels)), "--labeller", "nist").code == 0
+    judge = {"q1": (2, 1), "q2": (3, 0), "q3": (0, 2), "q4": (0, 0)}  # q4: the judge sees nothing
+    write_judgments(store, [
+        Judgment(qid=q, doc_id=f"{q}-j{i + 1}", grade=g, source="judge", labeller="j")
+        for q, gs in judge.items() for i, g in enumerate(gs)
+    ])  # fmt: skip
+    assert cli("audit", "sample", "--queries", "3", "--seed", SEED).code == 0
+    sample = latest_sample(store, "chunk")
+    assert sample is not None and "q4" in sample.qids  # the query the judge missed is audited
+    truth = {"q1": (2, 1), "q2": (3, 1), "q3": (1, 2), "q4": (3, 0)}
+    audit = "".join(f"{q} 0 {q}-j{i + 1} {g}\n" for q in sample.qids
+                    for i, g in enumerate(truth[q]))  # fmt: skip
+    assert cli("ingest", "qrels", str(write("a.txt", audit)), "--labeller", "ana").code == 0
+    report = json.loads(cli("compare", "base", "cand", "--format", "json").out)
+    ndcg_row = next(c for c in report["comparisons"] if c["measure"] == "nDCG@10")
+    assert ndcg_row["n"] == 4 and ndcg_row["ppi"] is not None, (ndcg_row, report["audit"])
+    assert (ndcg_row["ppi"]["audited"], ndcg_row["ppi"]["of"]) == (3, 4)
+    y_ev = evaluate(store, ["base", "cand"])
+    assert y_ev.qids == tuple(qids)
+    y = np.nan_to_num(y_ev.values["nDCG@10"][1]) - np.nan_to_num(y_ev.values["nDCG@10"][0])
+    # The judge's view: its labels where it labelled, the undefined nDCG of q4 counted 0.
+    def ndcg(gains: list[int], labelled: list[int]) -> float:
+        ideal = sorted(labelled, reverse=True)[:10]
+        dcg = sum(g / np.log2(r + 2) for r, g in enumerate(gains))
+        best = sum(g / np.log2(r + 2) for r, g in enumerate(ideal))
+        return dcg / best if best else 0.0
+
+    f = np.array([
+        ndcg([judge[q][0], human[q][0], judge[q][1]], [*human[q], *judge[q]])
+        - ndcg([human[q][0], human[q][1]], [*human[q], *judge[q]])
+        for q in qids
+    ])  # fmt: skip
+    at = np.array([i for i, q in enumerate(qids) if q in sample.qids])
+    expected = ppi_mean(f, y[at], at)
+    assert ndcg_row["ppi"]["estimate"] == pytest.approx(expected.estimate, abs=1e-12)

@@ -154,4 +154,4 @@ def test_compare_shows_the_corrected_interval_beside_the_plain_one(
         found = cmp.corrected.deltas[row["candidate"], row["measure"]]
         assert found.estimate.ci is not None
         assert row["judge-corrected"] == pytest.approx(found.estimate.estimate)
-        assert row["verdict"] == found.verdict and row["audited"] == "4 of 6"
+        assert row["judge check"] == found.verdict and row["audited"] == "4 of 6"

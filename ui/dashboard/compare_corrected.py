@@ -19,7 +19,9 @@ def _interval(ci: tuple[float, float] | None) -> str:
 
 
 def corrected_rows(cmp: Comparison) -> list[dict[str, Any]]:
-    """One row per difference: plain and corrected estimates, intervals, audit size, verdict."""
+    """One row per difference: plain and corrected estimates, intervals, audit size, and the
+    judge check (robust / judge-dependent; not named `verdict`, the differences table's own
+    Holm verdict column)."""
     trust = cmp.corrected
     rows: list[dict[str, Any]] = []
     if trust is None:
@@ -38,7 +40,7 @@ def corrected_rows(cmp: Comparison) -> list[dict[str, Any]]:
                 "corrected 95%": "–" if e is None else _interval(e.ci),
                 "audited": "" if e is None else f"{e.audited} of {e.of}",
                 "λ": None if e is None else e.lam,
-                "verdict": (c.verdict if c is not None and c.verdict else
+                "judge check": (c.verdict if c is not None and c.verdict else
                             (e.reason if e is not None and e.reason else "–")),
                 "audit needed": "" if forecast is None or forecast.queries is None
                 else f"about {forecast.queries} queries",
