@@ -256,3 +256,19 @@ def test_a_dry_run_totals_every_judge_and_the_canaries(store: Store, honest: Fak
     assert "whole run: 12 calls (6 for the holes, 6 for the canaries), estimated cost $0.0000" \
         in offline.out  # fmt: skip
     assert honest.calls == 0
+
+
+def test_status_counts_canary_labels_apart(store: Store, honest: FakeOpenAI, cli: Cli) -> None:
+    """`status` counts a judge's labels that matter (purpose 'label'); its canary labels are in
+    a column of their own, never in that count."""
+    assert judge(cli, honest).code == 0
+    found = json.loads(cli("status", "--format", "json").out)["labels"]
+    mine = {x["status"]: x for x in found if x["labeller"] == LABELLER}
+    assert mine["ok"]["count"] == 7 and mine["ok"]["canary"] == 6
+    assert mine["ok"]["calibration"] == 0 and mine["no_text"]["count"] == 1
+    human = [x for x in found if x["source"] == "human"]
+    assert human and all(x["canary"] == 0 and x["calibration"] == 0 for x in human)
+    table = cli("status").out.splitlines()
+    assert re.search(r"\blabels\s+canary\s+calibration$", table[2])
+    (line,) = [x for x in table if LABELLER in x and " ok " in x]
+    assert line.split()[-3:] == ["7", "6", "0"]
