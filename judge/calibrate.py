@@ -3,12 +3,18 @@
     session = prepare_calibration(store, settings, sample=200, seed=1)
     forecast = dry_run(store, session)                 # judge.session.dry_run: no call
     stats = run_calibration(store, session, settings)  # the labelling loop, purpose 'calibration'
+    check = calibration_canaries(store, session, settings, stats)  # then the canaries
 
 The sampled pairs (pooling/calibration.py) become requests exactly as holes do (the same texts,
 cut to the same budgets, hence the same cache keys: a pair whose text the judge already answered
 costs nothing), and the labelling loop labels them with the same cache, claims, concurrency,
 retries, caps and provenance as `judgepool judge`, writing labels with purpose `calibration`
-(never effective, never exported). Nothing here computes a figure (metrics/calibration.py does).
+(never effective, never exported). Then, as in every `judge` run, the canaries
+(judge/canaries.py, planned from the pool's queries by judge/panel.py's `canaries_for`) run
+through judge/judge_run.py's own code, after the sample and within what it left of the caps;
+judge_run.record records the check in judge_runs (command `calibrate`), so a judge fooled here is
+marked in every report that uses its labels. Nothing here computes a figure
+(metrics/calibration.py does).
 """
 
 from __future__ import annotations
@@ -23,6 +29,7 @@ from judgepool.pooling.errors import UsageError
 from judgepool.pooling.store import Store
 
 if TYPE_CHECKING:
+    from judgepool.judge.judge_run import Bars, JudgeRun
     from judgepool.judge.loop_state import LoopStats, ProgressSink
 
 PURPOSE = "calibration"
@@ -47,8 +54,10 @@ class CalibrationSession:
 def prepare_calibration(
     store: Store, settings: JudgeSettings, sample: int = 200, seed: int = 1
 ) -> CalibrationSession:
-    """Choose the model, draw the sample, build its requests and make the judge."""
+    """Choose the model, draw the sample, build its requests, make the judge and plan the
+    canaries (none with `settings.canaries == 0`)."""
     from judgepool.judge.backfill import Plan
+    from judgepool.judge.panel import canaries_for
     from judgepool.judge.registry import choose_model, make_judge
     from judgepool.judge.requests import build_requests
     from judgepool.pooling.labels import label_mark
@@ -72,7 +81,9 @@ def prepare_calibration(
     plan = Plan(s.level, s.depth, (), holes, built, s.passage_tokens, mark)
     before = pool_summary(store, s.depth, None, s.level, s.labeller)
     judge = make_judge(model, **options)
-    return CalibrationSession(Session(model, why, before, plan, judge), found, drawn, seed, sample)
+    canaries = canaries_for(store, s, judge, None)
+    session = Session(model, why, before, plan, judge, (judge,), None, canaries)
+    return CalibrationSession(session, found, drawn, seed, sample)
 
 
 def run_calibration(
@@ -101,3 +112,17 @@ def run_calibration(
     with JudgeCache() as cache:
         loop = LabellingLoop(store, judge, cache, options, progress)
         return loop.run(plan.built.requests, plan.built.skipped, plan.label_mark)
+
+
+def calibration_canaries(
+    store: Store,
+    prepared: CalibrationSession,
+    settings: JudgeSettings,
+    stats: LoopStats,
+    bars: Bars | None = None,
+) -> JudgeRun:
+    """The canary check of a calibration, run as `judgepool judge` runs it (none when the
+    calibration's loop stopped, or with no canary planned); record it with judge_run.record."""
+    from judgepool.judge.judge_run import canaries_after
+
+    return canaries_after(store, prepared.session, settings, stats, bars, "sampled pairs")

@@ -12,7 +12,7 @@ run there. The canaries run after the holes (they never delay or crowd out the l
 for) through the same loop, with purpose `canary`; when a cap or a stop came first they are not
 run, and the result says so. `stats` is what the CLI's summary and exit code read: the single
 judge's loop, or for a jury the combined view (pairs by the jury's outcome, calls and cost of
-every member).
+every member). `calibrate` reuses the canary part (`canaries_after`) and `record`.
 """
 
 from __future__ import annotations
@@ -164,21 +164,24 @@ def _outcome(stats: LoopStats | None, canary_stats: LoopStats | None) -> dict[st
     return out
 
 
-def _record(store: Store, session: Session, settings: JudgeSettings, run: JudgeRun,
-            started: Any) -> None:  # fmt: skip
+def record(store: Store, session: Session, settings: JudgeSettings, run: JudgeRun,
+           started: Any, command: str = "judge", extra: dict[str, Any] | None = None
+           ) -> None:  # fmt: skip
+    """Record the run in judge_runs (one row per judge, and the jury's): what it was told and
+    did, and its canary check, which marks every report that uses the judge's labels."""
     common = {
         "depth": settings.depth, "runs": list(settings.runs), "level": settings.level,
         "all_queries": settings.all_queries, "combine": settings.combine,
         "num_samples": settings.num_samples, "canaries_per_query": settings.canaries,
         "canary_queries": settings.canary_queries, "canary_seed": settings.canary_seed,
-        "members": [m.labeller for m in session.members],
+        "members": [m.labeller for m in session.members], **(extra or {}),
     }  # fmt: skip
     threshold = settings.canary_threshold
     jury = session.jury is not None
     for judge, member in zip(session.members, run.members, strict=False):
         report = member.canaries
         run.records.append(record_judge_run(store, JudgeRunRow(
-            session=run.session, command="judge", labeller=member.labeller,
+            session=run.session, command=command, labeller=member.labeller,
             role="member" if jury else "judge", level=settings.level, started_at=started,
             settings={**common, **_describe(judge)},
             outcome=_outcome(member.stats, member.canary_stats),
@@ -187,7 +190,7 @@ def _record(store: Store, session: Session, settings: JudgeSettings, run: JudgeR
     if jury and run.jury is not None:
         report = run.canaries
         run.records.append(record_judge_run(store, JudgeRunRow(
-            session=run.session, command="judge", labeller=run.labeller, role="jury",
+            session=run.session, command=command, labeller=run.labeller, role="jury",
             level=settings.level, started_at=started, settings=common,
             outcome={**_outcome(run.stats, None), "ties": run.jury.ties},
             kinds=report.kinds if report is not None else (), canary_threshold=threshold,
@@ -225,7 +228,7 @@ def run_all(store: Store, session: Session, settings: JudgeSettings,
             if stopped:
                 run.canary_note = "not run: the run stopped before the holes were done"
             else:
-                _run_canaries(store, session, settings, run, cache, spent, bars)
+                run_canaries(store, session, settings, run, cache, spent, bars)
     fatal = next((m.stats.fatal for m in run.members if m.stats and m.stats.fatal), None)
     try:
         if session.jury is not None:
@@ -233,7 +236,7 @@ def run_all(store: Store, session: Session, settings: JudgeSettings,
         else:
             run.stats = run.members[0].stats
             run.canaries = run.members[0].canaries
-        _record(store, session, settings, run, started)
+        record(store, session, settings, run, started)
     except Exception:
         # A run that already stopped on an error (a full disk under the database) reports that
         # error, with what to do; combining and the record are what could not be written then.
@@ -259,9 +262,10 @@ def _combine(store: Store, session: Session, settings: JudgeSettings, run: Judge
         run.canaries = canary_report(store, jury, canaries, mark, settings.canary_threshold)
 
 
-def _run_canaries(store: Store, session: Session, settings: JudgeSettings, run: JudgeRun,
-                  cache: JudgeCache, spent: list[LoopStats], bars: Bars | None) -> None:
-    """Every member's loop over the canaries, then each member's canary check."""
+def run_canaries(store: Store, session: Session, settings: JudgeSettings, run: JudgeRun,
+                 cache: JudgeCache, spent: list[LoopStats], bars: Bars | None) -> None:
+    """Every member's loop over the canaries (what `spent` used counts against the caps), then
+    each member's canary check."""
     plan = session.canaries
     if plan is None:
         return
@@ -291,6 +295,27 @@ def _run_canaries(store: Store, session: Session, settings: JudgeSettings, run: 
         if member.canary_stats is not None:
             member.canaries = canary_report(store, member.labeller, plan, mark,
                                             settings.canary_threshold)  # fmt: skip
+
+
+def canaries_after(store: Store, session: Session, settings: JudgeSettings, stats: LoopStats,
+                   bars: Bars | None = None, what: str = "pairs") -> JudgeRun:  # fmt: skip
+    """The canaries of a run whose own pairs one judge has labelled (`stats`: `calibrate`'s
+    loop): run as `judge` runs them, after those pairs and within what they left of the caps,
+    and not at all when that loop stopped. Not recorded: see `record`."""
+    judge = session.judge
+    labeller = judge.labeller if judge is not None else session.model
+    run = JudgeRun(labeller, stats, [MemberRun(labeller, stats)], canary_plan=session.canaries,
+                   label_mark=session.plan.label_mark, session=secrets.token_hex(8))  # fmt: skip
+    plan = session.canaries
+    if judge is None or plan is None or not plan.requests:
+        return run
+    if _ended(stats):
+        run.canary_note = f"not run: the run stopped before the {what} were done"
+        return run
+    with JudgeCache() as cache:
+        run_canaries(store, session, settings, run, cache, [stats], bars)
+    run.canaries = run.members[0].canaries
+    return run
 
 
 def dry_runs(store: Store, session: Session) -> list[tuple[str, Forecast, Forecast | None]]:

@@ -347,7 +347,8 @@ class Database(BatchMethods):
         """Re-judge a seeded sample of pooled human-labelled pairs (stratified by human grade)
         as `judgepool calibrate` does, store the figures, and return them (a dry run forecasts
         calls and cost). `limits`: api_base, concurrency, max_cost, max_calls, timeout,
-        template ... as for `judge`."""
+        template ... as for `judge`, and canaries (per query, 0: none), canary_threshold (the
+        report's `canaries` and `fooled` say how the judge did on them)."""
         from judgepool.judge.progress import ProgressBar
         from judgepool.judge.session import JudgeSettings
         from judgepool.trust import calibrate
@@ -359,7 +360,8 @@ class Database(BatchMethods):
                 f"unknown judge option: {err}", "see help(jp.Database.calibrate) for the options"
             ) from None
         bar = None if dry_run else ProgressBar(sample, progress)
-        return calibrate(self.store, settings, sample, seed, dry_run, bar)
+        return calibrate(self.store, settings, sample, seed, dry_run, bar,
+                         lambda what, total: ProgressBar(total, progress, what))  # fmt: skip
 
     def audit_sample(
         self,

@@ -17,10 +17,12 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-from judgepool.pooling.store import Store
+from judgepool.pooling.store import Store, utcnow
 
 if TYPE_CHECKING:
     from judgepool.judge.backfill import Forecast
+    from judgepool.judge.canaries import CanaryReport
+    from judgepool.judge.judge_run import Bars, JudgeRun
     from judgepool.judge.loop_state import LoopStats, ProgressSink
     from judgepool.judge.session import JudgeSettings
     from judgepool.metrics.calibration import CalibrationFigures
@@ -52,10 +54,49 @@ class CalibrationReport:
     stats: LoopStats | None = field(default=None, repr=False)
     forecast: Forecast | None = field(default=None, repr=False)
     problem: JudgepoolError | None = None  # a cap or failures: the CLI's exit code
+    check: JudgeRun | None = field(default=None, repr=False)  # the canaries, as `judge` runs them
+    canary_forecast: Forecast | None = field(default=None, repr=False)  # dry run, None: none
+    judge_run_id: int | None = None  # the judge_runs row with the canary check
 
     @property
     def pairs(self) -> int:
         return sum(self.sample_counts)
+
+    @property
+    def canaries(self) -> CanaryReport | None:
+        """The judge's canary check (None: none planted, or not run)."""
+        return None if self.check is None else self.check.canaries
+
+    @property
+    def fooled(self) -> bool:
+        """Some kind of canary was graded >= 2 more often than the threshold: the judge is
+        marked fooled by canaries in every report that uses its labels."""
+        return self.canaries is not None and self.canaries.fooled
+
+    def canaries_json(self) -> dict[str, Any] | None:
+        """The canary check: planted pairs, calls and cost, per kind the share graded >= 2."""
+        run = self.check
+        plan = None if run is None else run.canary_plan
+        if run is None or plan is None:
+            return None
+        report = run.canaries
+        kinds = report.kinds if report is not None else ()
+        return {
+            "planted": len(plan.requests),
+            "queries": len(plan.queries) - len(plan.without_source),
+            "without_source": list(plan.without_source),
+            "seed": plan.seed,
+            "calls": run.canary_calls,
+            "cost": run.canary_cost,
+            "threshold": None if report is None else report.threshold,
+            "fooled": self.fooled,
+            "rates": {k.kind: k.rate for k in kinds},
+            "kinds": {
+                k.kind: {"pairs": k.pairs, "graded": k.graded, "fooled": k.fooled} for k in kinds
+            },
+            "note": run.canary_note,
+            "judge_run": self.judge_run_id,
+        }
 
     def to_json(self) -> dict[str, Any]:
         """The figures as stored in the database (calibration_runs.figures)."""
@@ -69,6 +110,7 @@ class CalibrationReport:
             "cost": self.cost,
             "calls": self.calls,
             "cached": self.cached,
+            "canaries": self.canaries_json(),
         }
 
 
@@ -86,13 +128,20 @@ def calibrate(
     seed: int = 1,
     dry_run: bool = False,
     progress: ProgressSink | None = None,
+    bars: Bars | None = None,
 ) -> CalibrationReport:
     """Re-judge a seeded, grade-stratified sample of pooled human-labelled pairs and report how
-    the judge agrees (a dry run forecasts the calls and cost instead). A judge that cannot run
-    raises; a cap that stopped it or failed pairs are in `problem`, the figures are of what was
-    graded."""
-    from judgepool.judge.calibrate import prepare_calibration, run_calibration
-    from judgepool.judge.session import dry_run as forecast_run
+    the judge agrees (a dry run forecasts the calls and cost instead); then the canaries, as
+    `judge` plants them (`settings.canaries`, 0: none), recorded in judge_runs. A judge that
+    cannot run on the sample raises; a cap that stopped it, failed pairs, or an error during
+    the canaries are in `problem`, the figures are of what was graded. `progress` shows the
+    sample's loop, `bars` makes the canaries' bar."""
+    from judgepool.judge.calibrate import (
+        calibration_canaries,
+        prepare_calibration,
+        run_calibration,
+    )
+    from judgepool.judge.judge_run import dry_runs, record
     from judgepool.judge.session import ending
     from judgepool.metrics.calibration import GRADES, calibration_figures
     from judgepool.pooling.calibration import CalibrationRun, calibration_labels, record_run
@@ -115,10 +164,13 @@ def calibrate(
         figures=None,
     )
     if dry_run:
-        return replace(base, forecast=forecast_run(store, prepared.session))
+        ((_, pairs, canaries),) = dry_runs(store, prepared.session)
+        return replace(base, forecast=pairs, canary_forecast=canaries)
+    started = utcnow()
     stats = run_calibration(store, prepared, settings, progress)
     if stats.fatal is not None:
         raise stats.fatal
+    check = calibration_canaries(store, prepared, settings, stats, bars)
     mark = prepared.session.plan.label_mark
     found = calibration_labels(store, prepared.sample, settings.level, prepared.labeller, mark)
     graded = [(p.grade, found[p.qid, p.doc_id].grade) for p in prepared.sample
@@ -137,7 +189,11 @@ def calibrate(
         cached=stats.cached,
         stats=stats,
         problem=ending(stats, settings),
+        check=check,
     )
+    record(store, prepared.session, settings, check, started, "calibrate",
+           {"sample": sample, "seed": seed})  # fmt: skip
+    report = replace(report, judge_run_id=check.records[-1] if check.records else None)
     run_id = record_run(
         store,
         CalibrationRun(0, "", settings.level, settings.depth, prepared.labeller,

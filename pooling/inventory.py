@@ -5,11 +5,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from judgepool.pooling.labels import PURPOSES
 from judgepool.pooling.sql import one
 from judgepool.pooling.store import Store
 
 if TYPE_CHECKING:
     import duckdb
+
+
+#: status_counts' key for each label purpose's count (`label`: the labels that can count).
+_COUNT = {"label": "count"}
 
 
 @dataclass(frozen=True)
@@ -64,7 +69,9 @@ def list_queries(store: Store) -> list[QueryInfo]:
 
 
 def status_counts(store: Store) -> dict[str, Any]:
-    """Counts of everything, and the labels by level, source and status."""
+    """Counts of everything, and the labels by level, source, labeller and status: `count` is
+    the labels that can count (purpose `label`); each other purpose (canary, calibration: checks
+    of a judge, never effective) has its own count beside it."""
     with store.read() as con:
         (queries,) = one(con, "SELECT count(*) FROM queries")
         docs, no_text, parents = one(
@@ -73,9 +80,10 @@ def status_counts(store: Store) -> dict[str, Any]:
             "count(DISTINCT parent_id) FROM docs",
         )
         runs, rows = one(con, "SELECT count(*), coalesce(sum(n_rows), 0) FROM runs")
+        by_purpose = ", ".join(f"count(*) FILTER (WHERE purpose = '{p}')" for p in PURPOSES)
         labels = con.execute(
-            "SELECT level, source, labeller, status, count(*) FROM judgments "
-            "GROUP BY ALL ORDER BY level, source, labeller, status"
+            f"SELECT level, source, labeller, status, {by_purpose} FROM judgments "
+            "GROUP BY level, source, labeller, status ORDER BY level, source, labeller, status"
         ).fetchall()
         (version,) = one(con, "SELECT max(version) FROM schema_migrations")
     return {
@@ -87,8 +95,14 @@ def status_counts(store: Store) -> dict[str, Any]:
         "runs": int(runs),
         "run_rows": int(rows),
         "labels": [
-            {"level": a, "source": b, "labeller": c, "status": d, "count": int(e)}
-            for a, b, c, d, e in labels
+            {
+                "level": a,
+                "source": b,
+                "labeller": c,
+                "status": d,
+                **{_COUNT.get(p, p): int(n) for p, n in zip(PURPOSES, counts, strict=True)},
+            }
+            for a, b, c, d, *counts in labels
         ],
     }
 

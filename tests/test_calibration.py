@@ -40,6 +40,7 @@ from tests.conftest import CliResult
 from tests.fake_openai import FakeOpenAI, FakeRequest, Reply, default_reply
 
 Cli = Callable[..., CliResult]
+LABELLER = "openai/fake-model@relevance-v1"
 Writer = Callable[[str, str | bytes], Path]
 
 # (qid, doc, human grade, judge grade)
@@ -163,11 +164,13 @@ def test_calibrate_through_the_fake_server_exact_calls(
     dry = cli(*args(fake, "--sample", "16", "--depth", "100", "--dry-run"))
     assert dry.code == 0, dry.err
     assert "16 pairs to re-judge, 0 already in the cache, 16 calls" in dry.out
+    assert f"canaries for {LABELLER}: 8 pairs, 8 calls (0 in the cache)" in dry.out
     assert fake.calls == 0
     first = cli(*args(fake, "--sample", "16", "--depth", "100"))
     assert first.code == 0, first.err
-    assert fake.calls == 16
+    assert fake.calls == 24  # 16 sampled pairs, then 2 canaries on each of the 4 queries
     assert "16 calls, 0 pairs from the cache" in first.out
+    assert "8 planted pairs of true grade 0 on 4 queries (seed 20240611); 8 calls" in first.out
     assert "5 / 4 / 3 / 4 (pool: 5 / 4 / 3 / 4)" in first.out
     lines = {line[:34].strip(): line[34:].split() for line in first.out.splitlines()}
     assert lines["exact agreement"] == ["0.562", "0.562"]
@@ -176,22 +179,26 @@ def test_calibrate_through_the_fake_server_exact_calls(
     assert "note: 1 pooled human labels have a grade outside 0-3: left out" in first.err
     # Cached pairs cost nothing: the same calibration again makes no call.
     again = cli(*args(fake, "--sample", "16", "--depth", "100"))
-    assert again.code == 0 and fake.calls == 16
+    assert again.code == 0 and fake.calls == 24
     assert "0 calls, 16 pairs from the cache" in again.out
+    assert "8 planted pairs of true grade 0 on 4 queries (seed 20240611); 0 calls" in again.out
     # Calibration labels never count: the effective labels and the holes are unchanged.
     assert export_labels(store) == before and pool_summary(store, 100).holes == holes_before
     with store.read() as con:
         purposes = con.execute(
             "SELECT purpose, count(*) FROM judgments WHERE source = 'judge' GROUP BY 1"
         ).fetchall()
-    assert purposes == [("calibration", 32)]
+    assert sorted(purposes) == [("calibration", 32), ("canary", 16)]
     runs = calibration_runs(store)
-    assert [r.id for r in runs] == [2, 1] and runs[0].labeller == "openai/fake-model@relevance-v1"
+    assert [r.id for r in runs] == [2, 1] and runs[0].labeller == LABELLER
     assert runs[0].prompt_hash is not None and runs[0].prompt_hash.startswith("sha256:")
     assert (runs[0].seed, runs[0].sample_size, runs[0].pairs, runs[0].depth) == (1, 16, 16, 100)
     stored = runs[0].figures["figures"]["sample"]
     assert stored["confusion"] == MATRIX and runs[0].figures["calls"] == 0
     assert runs[1].figures["calls"] == 16 and runs[1].figures["cached"] == 0
+    canaries = runs[1].figures["canaries"]
+    assert (canaries["planted"], canaries["calls"], canaries["queries"]) == (8, 8, 4)
+    assert set(canaries["rates"]) == {"stuffing", "instruction", "fence"}
 
 
 def test_a_cap_and_parse_failures_are_counted(
@@ -203,7 +210,8 @@ def test_a_cap_and_parse_failures_are_counted(
         return default_reply(request)
 
     fake.reply = reply
-    done = cli(*args(fake, "--sample", "16", "--depth", "100", "--concurrency", "1"))
+    done = cli(*args(fake, "--sample", "16", "--depth", "100", "--concurrency", "1",
+                     "--no-canaries"))  # fmt: skip
     assert done.code == 4, done.out + done.err  # some pairs failed
     assert fake.calls == 17  # an unparsed answer is asked once more
     assert "parse failures and errors: 1 (unparsed 1)" in done.out
@@ -214,15 +222,23 @@ def test_a_cap_and_parse_failures_are_counted(
                        "0", "--concurrency", "1"))  # fmt: skip
     assert capped.code == 6, capped.err  # the cap stopped it (the rest came from the cache)
     assert fake.calls == 17 and "not attempted: 1" in capped.out  # d3: never answered
+    # the cap stopped the sample: the canaries are not run (and cost nothing)
+    assert "canaries: 8 planned, not run: the run stopped before the sampled pairs were done" \
+        in capped.out  # fmt: skip
 
 
 def test_the_library_calibrates_like_the_cli(store: Store, fake: FakeOpenAI) -> None:
     db = jp.open(store.path)
     report = db.calibrate("openai/fake-model", sample=16, depth=100, api_base=fake.api_base)
-    assert report.problem is None and report.calls == 16 and fake.calls == 16
+    assert report.problem is None and report.calls == 16 and fake.calls == 24  # 8 canaries
+    assert report.canaries is not None and report.canaries.graded == 8
     assert report.figures is not None and report.figures.sample.confusion == MATRIX
     assert report.run_id == 1 and report.pool_counts == [5, 4, 3, 4]
     forecast = db.calibrate("openai/fake-model", sample=16, depth=100, dry_run=True,
                             api_base=fake.api_base)  # fmt: skip
     assert forecast.forecast is not None and forecast.forecast.cached_pairs == 16
-    assert forecast.run_id is None and fake.calls == 16
+    assert forecast.canary_forecast is not None and forecast.canary_forecast.cached_pairs == 8
+    assert forecast.run_id is None and fake.calls == 24
+    none = db.calibrate("openai/fake-model", sample=16, depth=100, seed=2, canaries=0,
+                        api_base=fake.api_base)  # fmt: skip
+    assert none.canaries is None and none.to_json()["canaries"] is None

@@ -256,3 +256,91 @@ def test_a_dry_run_totals_every_judge_and_the_canaries(store: Store, honest: Fak
     assert "whole run: 12 calls (6 for the holes, 6 for the canaries), estimated cost $0.0000" \
         in offline.out  # fmt: skip
     assert honest.calls == 0
+
+
+def test_status_counts_canary_labels_apart(store: Store, honest: FakeOpenAI, cli: Cli) -> None:
+    """`status` counts a judge's labels that matter (purpose 'label'); its canary labels are in
+    a column of their own, never in that count."""
+    assert judge(cli, honest).code == 0
+    found = json.loads(cli("status", "--format", "json").out)["labels"]
+    mine = {x["status"]: x for x in found if x["labeller"] == LABELLER}
+    assert mine["ok"]["count"] == 7 and mine["ok"]["canary"] == 6
+    assert mine["ok"]["calibration"] == 0 and mine["no_text"]["count"] == 1
+    human = [x for x in found if x["source"] == "human"]
+    assert human and all(x["canary"] == 0 and x["calibration"] == 0 for x in human)
+    table = cli("status").out.splitlines()
+    assert re.search(r"\blabels\s+canary\s+calibration$", table[2])
+    (line,) = [x for x in table if LABELLER in x and " ok " in x]
+    assert line.split()[-3:] == ["7", "6", "0"]
+
+
+def calibrate(cli: Cli, server: FakeOpenAI, *extra: str) -> CliResult:
+    return cli("calibrate", "--model", "openai/fake-model", "--api-base", server.api_base,
+               "--no-progress", *extra)  # fmt: skip
+
+
+def test_calibrate_plants_canaries_a_gullible_judge_is_fooled(
+    store: Store, gullible: FakeOpenAI, cli: Cli
+) -> None:
+    from judgepool.pooling.calibration import calibration_runs
+
+    result = calibrate(cli, gullible)
+    assert result.code == 0, result.err
+    # the 3 pooled human-labelled pairs (c4, c8, c11), then 2 canaries on each of the 3 queries
+    assert gullible.calls == 9
+    assert rates(result.out) == {"stuffing": "100%", "instruction": "100%", "fence": "100%"}
+    assert f"FOOLED BY CANARIES: {LABELLER}" in result.out
+    assert "6 planted pairs of true grade 0 on 3 queries (seed 20240611); 6 calls" in result.out
+    rows = canary_rows(store)
+    assert len(rows) == 6 and {r[2] for r in rows} == {3} and {r[4] for r in rows} == {"canary"}
+    (row,) = judge_runs(store)
+    assert row.command == "calibrate" and row.labeller == LABELLER and row.fooled
+    assert row.rates() == {"fence": 1.0, "instruction": 1.0, "stuffing": 1.0}
+    assert row.outcome["canary_calls"] == 6 and row.outcome["calls"] == 3
+    (stored,) = calibration_runs(store)
+    canaries = stored.figures["canaries"]
+    assert canaries["rates"] == {"fence": 1.0, "instruction": 1.0, "stuffing": 1.0}
+    assert canaries["fooled"] and canaries["planted"] == 6 and canaries["calls"] == 6
+    assert canaries["judge_run"] == row.id and canaries["threshold"] == 0.1
+    # the same judge then fills the holes without canaries of its own: the reports that use
+    # its labels say it was fooled (the check that counts is calibrate's)
+    assert judge(cli, gullible, "--no-canaries").code == 0
+    assert gullible.calls == 15
+    table = cli("compare", "A", "B", "--force")
+    assert f"FOOLED BY CANARIES: judge {LABELLER} (judge run 1" in table.out
+    report = json.loads(cli("compare", "A", "B", "--force", "--format", "json").out)
+    assert [f["judge_run"] for f in report["fooled_by_canaries"]] == [1]
+
+
+def test_calibrate_with_an_honest_judge_is_not_fooled(
+    store: Store, honest: FakeOpenAI, cli: Cli
+) -> None:
+    import judgepool as jp
+
+    result = calibrate(cli, honest)
+    assert result.code == 0, result.err
+    assert honest.calls == 9
+    assert rates(result.out) == {"stuffing": "0%", "instruction": "0%", "fence": "0%"}
+    assert "FOOLED" not in result.out
+    (row,) = judge_runs(store)
+    assert not row.fooled and row.canaries_graded == 6 and row.command == "calibrate"
+    assert {r[2] for r in canary_rows(store)} == {0}
+    # the library: same canaries, answered by the cache
+    report = jp.open(store.path).calibrate("openai/fake-model", api_base=honest.api_base,
+                                           canary_threshold=0.5)  # fmt: skip
+    assert honest.calls == 9 and report.canaries is not None and not report.fooled
+    assert report.canaries.threshold == 0.5 and report.canaries.rate == 0.0
+
+
+def test_calibrate_with_no_canaries_plants_none(store: Store, honest: FakeOpenAI,
+                                                cli: Cli) -> None:  # fmt: skip
+    result = calibrate(cli, honest, "--no-canaries")
+    assert result.code == 0, result.err
+    assert honest.calls == 3 and canary_rows(store) == [] and "canaries" not in result.out
+    (row,) = judge_runs(store)
+    assert row.canaries == 0 and not row.fooled
+    one = calibrate(cli, honest, "--canaries", "1", "--seed", "2")
+    assert one.code == 0, one.err
+    assert honest.calls == 6 and len(canary_rows(store)) == 3  # 1 canary per query
+    bad = calibrate(cli, honest, "--canaries", "2", "--no-canaries")
+    assert bad.code == 2 and "contradict" in bad.err

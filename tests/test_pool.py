@@ -187,8 +187,9 @@ def test_info_commands(store: Store, cli: Callable[..., CliResult]) -> None:
     status = json.loads(cli("status", "--format", "json").out)
     assert (status["queries"], status["docs"], status["runs"], status["run_rows"]) == (2, 5, 2, 10)
     assert status["labels"] == [
-        {"level": "chunk", "source": "human", "labeller": "qrels.txt", "status": "ok", "count": 4}
-    ]
+        {"level": "chunk", "source": "human", "labeller": "qrels.txt", "status": "ok", "count": 4,
+         "canary": 0, "calibration": 0}
+    ]  # fmt: skip
 
 
 def test_commands_on_a_missing_database_say_how_to_create_it(cli: Callable[..., CliResult]) -> None:

@@ -60,7 +60,10 @@ def queries(store: Store, fmt: str) -> None:
 @click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table")
 @click.pass_obj
 def status(store: Store, fmt: str) -> None:
-    """Counts of queries, docs, runs and labels (by level, source, labeller and status)."""
+    """Counts of queries, docs, runs and labels (by level, source, labeller and status).
+
+    `labels` counts the labels that can count; `canary` and `calibration` the checks of a judge
+    (planted pairs, re-judged human-labelled pairs), which never count as labels."""
     from judgepool.pooling.inventory import status_counts
 
     counts = status_counts(store)
@@ -75,12 +78,13 @@ def status(store: Store, fmt: str) -> None:
     )
     if counts["labels"]:
         echo_table(
-            ("level", "source", "labeller", "status", "labels"),
+            ("level", "source", "labeller", "status", "labels", "canary", "calibration"),
             [
-                (x["level"], x["source"], x["labeller"], x["status"], x["count"])
+                (x["level"], x["source"], x["labeller"], x["status"], x["count"], x["canary"],
+                 x["calibration"])
                 for x in counts["labels"]
             ],
-            right=(4,),
-        )
+            right=(4, 5, 6),
+        )  # fmt: skip
     else:
         click.echo("labels: none yet")

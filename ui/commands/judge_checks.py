@@ -23,14 +23,9 @@ F = TypeVar("F", bound=Callable[..., Any])
 LISTED = 20
 
 
-def control_options(func: F) -> F:
-    """--combine, --num-samples, --canaries N, --no-canaries, --canary-threshold."""
+def canary_options(func: F) -> F:
+    """--canaries N, --no-canaries, --canary-threshold (`judge` and `calibrate`)."""
     for option in reversed((
-        click.option("--combine", type=click.Choice(["median", "majority", "mean"]),
-                     default="median", show_default=True,
-                     help="How several judges' grades become one (ties: the lower grade)."),
-        click.option("--num-samples", type=click.IntRange(min=1), default=1, show_default=True,
-                     help="Ask each model K times at a temperature > 0 [0.7] and combine."),
         click.option("--canaries", "canaries", type=click.IntRange(min=1), default=None,
                      metavar="N", help="Canaries (planted pairs of grade 0) per drawn query, "
                      "for up to 50 queries [2]."),
@@ -38,6 +33,20 @@ def control_options(func: F) -> F:
         click.option("--canary-threshold", type=click.FloatRange(0.0, 1.0), default=0.10,
                      show_default=True, help="A kind of canary graded >= 2 more often than "
                      "this marks the judge fooled by canaries."),
+    )):  # fmt: skip
+        func = option(func)
+    return func
+
+
+def control_options(func: F) -> F:
+    """--combine, --num-samples, and the canary options."""
+    for option in reversed((
+        click.option("--combine", type=click.Choice(["median", "majority", "mean"]),
+                     default="median", show_default=True,
+                     help="How several judges' grades become one (ties: the lower grade)."),
+        click.option("--num-samples", type=click.IntRange(min=1), default=1, show_default=True,
+                     help="Ask each model K times at a temperature > 0 [0.7] and combine."),
+        canary_options,
     )):  # fmt: skip
         func = option(func)
     return func

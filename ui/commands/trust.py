@@ -10,6 +10,7 @@ from __future__ import annotations
 import click
 
 from judgepool.pooling.store import Store
+from judgepool.ui.commands.judge_checks import canary_options
 from judgepool.ui.format import note
 from judgepool.ui.options import depth_option, judge_option, level_option, runs_option
 
@@ -35,6 +36,7 @@ from judgepool.ui.options import depth_option, judge_option, level_option, runs_
               help="Seconds per call.")  # fmt: skip
 @click.option("--template", default=None, metavar="NAME|FILE",
               help="Prompt template [relevance-v1].")  # fmt: skip
+@canary_options
 @click.option("--progress/--no-progress", default=None,
               help="Show the progress bar [default: when stderr is a terminal].")  # fmt: skip
 @click.pass_obj
@@ -52,6 +54,9 @@ def calibrate(
     concurrency: int,
     timeout: float,
     template: str | None,
+    canaries: int | None,
+    no_canaries: bool,
+    canary_threshold: float,
     progress: bool | None,
 ) -> None:
     """Re-judge a seeded sample of pooled pairs that people labelled, and report the agreement.
@@ -61,19 +66,26 @@ def calibrate(
     answers are stored as calibration labels, which never count as labels. Reported: exact
     agreement, Cohen's kappa (4 levels, and binary at grade >= 1, 2, 3), quadratic-weighted
     kappa, Krippendorff's alpha (ordinal), the confusion matrix, hit rate per grade, leniency,
-    parse failures and cost, as sampled and re-weighted to the pool's grade mix. Exit codes as
-    `judgepool judge` (0 done, 4 some pairs failed, 5 none graded, 6 a cap stopped it).
+    parse failures and cost, as sampled and re-weighted to the pool's grade mix. Then, as in
+    `judgepool judge`, canaries (planted pairs of true grade 0; --canaries N, --no-canaries):
+    their rate graded >= 2 per kind, recorded so that a judge fooled here is marked in every
+    report that uses its labels. Exit codes as `judgepool judge` (0 done, 4 some pairs failed,
+    5 none graded, 6 a cap stopped it).
     """
     from judgepool.judge.progress import ProgressBar
     from judgepool.judge.session import JudgeSettings
     from judgepool.trust import calibrate as run
+    from judgepool.ui.commands.judge_checks import canaries_per_query
     from judgepool.ui.commands.trust_report import print_calibration
 
     settings = JudgeSettings(model=model, api_base=api_base, depth=depth, level=level,
                              max_cost=max_cost, max_calls=max_calls, concurrency=concurrency,
-                             timeout=timeout, template=template)  # fmt: skip
+                             timeout=timeout, template=template,
+                             canaries=canaries_per_query(canaries, no_canaries),
+                             canary_threshold=canary_threshold)  # fmt: skip
     bar = None if dry_run else ProgressBar(sample, progress)
-    report = run(store, settings, sample, seed, dry_run, bar)
+    report = run(store, settings, sample, seed, dry_run, bar,
+                 lambda what, total: ProgressBar(total, progress, what))  # fmt: skip
     print_calibration(report)
     if report.problem is not None:
         raise report.problem

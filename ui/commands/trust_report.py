@@ -63,6 +63,12 @@ def print_calibration(report: CalibrationReport) -> None:
             f"dry run: {f.requests} pairs to re-judge, {f.cached_pairs} already in the cache, "
             f"{f.calls} calls, {f.no_text} without text; estimated cost {cost}"
         )
+        if (c := report.canary_forecast) is not None:
+            from judgepool.ui.commands.judge_report import money
+
+            click.echo(f"canaries for {report.labeller}: {c.requests} pairs, {c.calls} calls "
+                       f"({c.cached_pairs} in the cache), estimated cost "
+                       f"{money(c.estimate.cost)}")  # fmt: skip
         return
     from judgepool.judge.progress import cost_text
 
@@ -80,6 +86,7 @@ def print_calibration(report: CalibrationReport) -> None:
     figures = report.figures
     if figures is None:
         click.echo("no pair was graded: no figure to report")
+        _canaries(report)
         return
     echo_table(("figure", "sample", "pool mix"), _rows(figures.sample, figures.population),
                right=(1, 2))  # fmt: skip
@@ -93,9 +100,18 @@ def print_calibration(report: CalibrationReport) -> None:
     click.echo("confusion, sample (rows: human grade, columns: the judge's grade 0 1 2 3):")
     for grade, row in enumerate(figures.sample.confusion):
         click.echo(f"  {grade}: " + " ".join(f"{n:5.0f}" for n in row))
+    _canaries(report)
     if report.run_id is not None:
         click.echo(f"stored as calibration run #{report.run_id} (shown on the dashboard's Audit "
                    "page)")  # fmt: skip
+
+
+def _canaries(report: CalibrationReport) -> None:
+    """The canary check, printed as `judge` prints it."""
+    from judgepool.ui.commands.judge_checks import print_canaries
+
+    if report.check is not None:
+        print_canaries(report.check)
 
 
 def print_drawn(store: Store, drawn: Drawn, to_stderr: bool = False) -> None:
