@@ -191,7 +191,8 @@ def test_a_query_the_judge_found_nothing_in_is_corrected_not_dropped(
     assert cli("ingest", "run", str(write("base.trec", base))).code == 0
     assert cli("ingest", "run", str(write("cand.trec", cand))).code == 0
     human = {"q1": (2, 0), "q2": (0, 3), "q3": (1, 2), "q4": (0, 0)}  # q4: nothing relevant
-    qrels = "".join(f"{q} 0 {q}-h{i + 1} {g}\n" for q, gs in human.items() for i, g in enumerate(gs))
+    qrels = "".join(f"{q} 0 {q}-h{i + 1} {g}\n" for q, gs in human.items()
+                    for i, g in enumerate(gs))  # fmt: skip
     assert cli("ingest", "qrels", str(write("h.txt", qrels)), "--labeller", "nist").code == 0
     judge = {"q1": (2, 1), "q2": (3, 0), "q3": (0, 2), "q4": (0, 0)}  # q4: the judge sees nothing
     write_judgments(store, [
