@@ -85,6 +85,7 @@ def held_judge(db: Path, answered: int = 5, timeout: float = 60) -> Iterator[Hel
             [
                 sys.executable, "-m", "judgepool.ui.cli", "--db", str(db), "judge",
                 "--model", MODEL, "--api-base", fake.api_base, "--concurrency", "2",
+                "--no-canaries",  # the holes only: the banner counts them
             ],
             cwd=REPO,
             env=env,

@@ -47,9 +47,11 @@ def test_demo_tells_the_story_end_to_end(cli: Cli, tmp_path: Path) -> None:
     with Store(db).read() as con:
         holes = con.execute(
             "SELECT count(*) FROM judgments WHERE source = 'judge' AND level = 'doc' "
-            "AND status = 'ok'"
+            "AND status = 'ok' AND purpose = 'label'"
         ).fetchone()
+        canaries = con.execute("SELECT count(*) FROM judgments WHERE purpose = 'canary'").fetchone()
     assert holes == (122,)
+    assert canaries == (100,)  # 2 planted per query for 50 drawn queries (never labels)
     assert (tmp_path / "demo.duckdb.cache").is_dir()
 
 

@@ -64,7 +64,7 @@ def test_the_rendered_prompt_is_what_the_fake_received(
 ) -> None:
     model = ("--model", "openai/fake-model")
     result = cli("judge", *model, "--api-base", fake.api_base, "--no-progress", "--level", level,
-                 *options)
+                 "--no-canaries", *options)  # the holes' requests only
     assert result.code == 0, result.err
     received = [r.body for r in fake.requests]
     paid = labels(store, level)

@@ -64,7 +64,7 @@ def test_every_page_opens_at_its_own_url(store: Store) -> None:
         "": "Means with 95% intervals",  # the bare URL opens Runs
         "runs": "Means with 95% intervals",
         "compare": "Paired differences from base",
-        "audit": "Pair to open",
+        "audit": "Label queue",
         "export": "The same file from the command line",
     }
     with serve_dashboard(store.path, port), browser_page(browser) as page:

@@ -56,7 +56,8 @@ def corrected_panel(cmp: Comparison) -> None:
     trust = cmp.corrected
     if trust is None or not cmp.deltas:
         return
-    st.subheader("Can I trust the judge? Plain and judge-corrected intervals")
+    mark = "UNRELIABLE — " if cmp.unreliable else ""  # forced past the gate, as every figure
+    st.subheader(f"{mark}Can I trust the judge? Plain and judge-corrected intervals")
     if trust.reason is not None:
         st.warning(md(f"No judge-corrected interval yet: {trust.reason}."))
         if trust.command is not None:
