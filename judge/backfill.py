@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from judgepool.judge.base import Estimate, Judge
 from judgepool.judge.cache import JudgeCache, usable_entry
+from judgepool.judge.errors import JudgeError
 from judgepool.judge.loop import LabellingLoop, LoopOptions, LoopStats, ProgressSink
 from judgepool.judge.requests import (
     DEFAULT_MAX_CHUNKS,
@@ -22,7 +23,6 @@ from judgepool.judge.requests import (
     Built,
     build_requests,
 )
-from judgepool.pooling.errors import JudgeError
 from judgepool.pooling.labels import label_mark
 from judgepool.pooling.pool import Hole, list_holes
 from judgepool.pooling.store import Store

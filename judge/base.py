@@ -153,7 +153,7 @@ class RequestRejected(Exception):
     content filter, the prompt exceeds the context window ...): labelled `error`, not retried.
 
     Failures that make every request fail (a bad key, an unknown model) are
-    `pooling.errors.JudgeError` instead: the loop stops on those.
+    `judge.errors.JudgeError` instead: the loop stops on those.
     """
 
     def __init__(self, kind: str, message: str) -> None:

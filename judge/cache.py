@@ -21,7 +21,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-from judgepool.pooling.errors import JudgeError
+from judgepool.judge.errors import JudgeError
 
 ENV_CACHE_DIR = "JUDGEPOOL_CACHE_DIR"
 #: Bump when the layout of keys or values changes: old entries are then simply not found.

@@ -28,8 +28,8 @@ from typing import TYPE_CHECKING, Any
 
 from judgepool.judge.base import Estimate, Judge, JudgeAnswer, JudgeRequest
 from judgepool.judge.cache import content_key
+from judgepool.judge.errors import JudgeError
 from judgepool.judge.provenance import now_iso
-from judgepool.pooling.errors import JudgeError
 from judgepool.pooling.labels import JURY_PREFIX, Judgment, write_judgments
 from judgepool.pooling.run_labels import labels_since
 

@@ -41,6 +41,7 @@ from judgepool.judge.base import (
 )
 from judgepool.judge.cache import content_key
 from judgepool.judge.completion import completion_answer
+from judgepool.judge.errors import JudgeError
 from judgepool.judge.litellm_env import load_litellm as load_litellm  # re-exported
 from judgepool.judge.parse import PARSER_VERSION
 from judgepool.judge.prompt import DEFAULT_TEMPLATE, Template, load_template
@@ -52,7 +53,7 @@ from judgepool.judge.reasoning import (
 )
 from judgepool.judge.redact import host_of, redact
 from judgepool.judge.tokens import count_tokens
-from judgepool.pooling.errors import JudgeError, UsageError
+from judgepool.pooling.errors import UsageError
 from judgepool.pooling.text import normalise
 
 if TYPE_CHECKING:

@@ -34,12 +34,13 @@ from judgepool.judge.budget import Budget
 from judgepool.judge.cache import CACHE_FAULTS, JudgeCache, usable_entry
 from judgepool.judge.calls import Caller
 from judgepool.judge.claiming import Dispatcher, Group
+from judgepool.judge.errors import JudgeError
 from judgepool.judge.loop_state import LoopOptions, LoopStats, ProgressSink
 from judgepool.judge.provenance import LabelMaker
 from judgepool.judge.requests import Skipped
 from judgepool.judge.writer import LabelWriter
 from judgepool.pooling import claims
-from judgepool.pooling.errors import JudgeError, JudgepoolError
+from judgepool.pooling.errors import JudgepoolError
 from judgepool.pooling.labels import label_mark, write_judgments
 from judgepool.pooling.store import Store
 

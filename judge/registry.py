@@ -17,7 +17,8 @@ import os
 from typing import Any
 
 from judgepool.judge.base import Judge
-from judgepool.pooling.errors import JudgeError, UsageError
+from judgepool.judge.errors import JudgeError
+from judgepool.pooling.errors import UsageError
 
 OFFLINE = "offline"
 

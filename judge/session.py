@@ -18,15 +18,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from judgepool.judge.errors import BudgetExceededError, HolesFailedError, NothingLabelledError
 from judgepool.judge.settings import JudgeSettings as JudgeSettings
 from judgepool.judge.settings import judge_options
-from judgepool.pooling.errors import (
-    BudgetExceededError,
-    HolesFailedError,
-    JudgepoolError,
-    NothingLabelledError,
-    UsageError,
-)
+from judgepool.pooling.errors import JudgepoolError, UsageError
 from judgepool.pooling.store import Store
 
 if TYPE_CHECKING:

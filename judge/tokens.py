@@ -15,7 +15,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from judgepool.pooling.errors import JudgeError
+from judgepool.judge.errors import JudgeError
 
 if TYPE_CHECKING:
     import tiktoken

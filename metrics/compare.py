@@ -27,6 +27,7 @@ from judgepool.metrics.bootstrap import (
     percentile_interval,
     sign_flip_pvalues,
 )
+from judgepool.metrics.errors import GateRefusedError
 from judgepool.metrics.evaluate import Evaluation, Interval, evaluate, mask_groups
 from judgepool.metrics.gate import (
     DEFAULT_GATE,
@@ -37,7 +38,7 @@ from judgepool.metrics.gate import (
     under_gate,
 )
 from judgepool.metrics.measures import Measure
-from judgepool.pooling.errors import GateRefusedError, UsageError
+from judgepool.pooling.errors import UsageError
 from judgepool.pooling.store import Store
 
 if TYPE_CHECKING:

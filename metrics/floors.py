@@ -20,6 +20,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from judgepool.metrics.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
+from judgepool.metrics.errors import GateRefusedError, UnderFloorError
 from judgepool.metrics.evaluate import Evaluation, Interval, evaluate
 from judgepool.metrics.gate import (
     DEFAULT_GATE,
@@ -32,7 +33,7 @@ from judgepool.metrics.gate import (
 )
 from judgepool.metrics.measures import parse_measure
 from judgepool.pooling import floors as stored
-from judgepool.pooling.errors import GateRefusedError, JudgepoolError, UnderFloorError, UsageError
+from judgepool.pooling.errors import JudgepoolError, UsageError
 from judgepool.pooling.floors import Floor, FloorChange, NewFloor
 from judgepool.pooling.store import Store
 

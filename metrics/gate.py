@@ -29,7 +29,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
-from judgepool.pooling.errors import GateRefusedError, UsageError
+from judgepool.metrics.errors import GateRefusedError
+from judgepool.pooling.errors import UsageError
 from judgepool.pooling.store import Store
 
 DEFAULT_GATE = 0.9

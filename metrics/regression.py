@@ -24,9 +24,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from judgepool.metrics.errors import GateRefusedError, RuleFailedError
 from judgepool.metrics.gate import describe
 from judgepool.metrics.measures import Measure, parse_measure
-from judgepool.pooling.errors import GateRefusedError, JudgepoolError, RuleFailedError, UsageError
+from judgepool.pooling.errors import JudgepoolError, UsageError
 
 if TYPE_CHECKING:
     from judgepool.metrics.compare import Comparison

@@ -1,4 +1,8 @@
-"""The one exception tree of judgepool: every error a user can cause or fix is one of these.
+"""The base of judgepool's one exception tree, and the errors of data and the database.
+
+Every error a user can cause or fix is a JudgepoolError. Each package defines its own below the
+base (dependencies point one way, so pooling/ cannot import them): judge/errors.py the judge's,
+metrics/errors.py the comparison's; judgepool/errors.py gathers the whole tree for library users.
 
 Each error carries the problem (`str(err)`) and, where we know it, `hint`: what to do about it.
 The CLI prints `error: <problem> — <hint>` and exits with `exit_code`; library users catch
@@ -10,11 +14,11 @@ The CLI prints `error: <problem> — <hint>` and exits with `exit_code`; library
     ├── UsageError            an option or argument that cannot work (unknown run, bad level ...)
     ├── DatabaseError         the database file is missing, too new, or unusable
     │   └── DatabaseBusyError     another process holds the database longer than we wait
-    ├── JudgeError            a judge could not be set up or go on (no key, no quota, no model)
+    ├── JudgeError            (judge/errors.py) a judge could not be set up or go on
     │   ├── BudgetExceededError   a --max-cost / --max-calls cap stopped the work cleanly (6)
     │   └── HolesFailedError      some holes ended in error or unparsed (4)
     │       └── NothingLabelledError  every hole attempted failed (5)
-    ├── GateRefusedError      a comparison refused because a run's judged@k is under the gate
+    ├── GateRefusedError      (metrics/errors.py) a run's judged@k is under the gate (3)
     ├── RuleFailedError       `compare --fail-on`: a candidate broke a rule (4)
     ├── UnderFloorError       `floors check`: a run's mean is under a floor (5)
     └── HostError             the machine refused: disk full, permission denied, read-only ...
@@ -25,7 +29,6 @@ from __future__ import annotations
 import errno
 import re
 from pathlib import Path
-from typing import Any
 
 
 class JudgepoolError(Exception):
@@ -81,50 +84,11 @@ class DatabaseBusyError(DatabaseError):
     """Another process held the database for longer than we were willing to wait."""
 
 
-class JudgeError(JudgepoolError):
-    """A judge could not be set up or reached (unknown model, missing key, bad api_base)."""
 
 
-class BudgetExceededError(JudgeError):
-    """A budget cap stopped labelling before it could be exceeded; what was done is kept."""
-
-    exit_code = 6
 
 
-class HolesFailedError(JudgeError):
-    """A judge run finished, but some holes ended `error` or `unparsed` (they stay holes)."""
 
-    exit_code = 4
-
-
-class NothingLabelledError(HolesFailedError):
-    """A judge run finished without labelling anything: every hole it attempted failed."""
-
-    exit_code = 5
-
-
-class GateRefusedError(JudgepoolError):
-    """A comparison refused because some run is under the judged@k gate (exit code 3).
-
-    `comparison` holds the refused comparison when the library raised it (`db.compare`): its
-    `refused` table names the runs, and its evaluation is there to look at.
-    """
-
-    exit_code = 3
-    comparison: Any = None
-
-
-class RuleFailedError(JudgepoolError):
-    """`compare --fail-on RULE`: a candidate is significantly worse (or, for any-change,
-    different) on a watched measure (exit code 4)."""
-
-    exit_code = 4
-
-
-class UnderFloorError(JudgepoolError):
-    """`floors check`: a run's mean (or its interval's lower end) is under a floor (exit 5)."""
-
-    exit_code = 5
 
 
 class HostError(JudgepoolError):

@@ -28,8 +28,8 @@ from judgepool.judge.batch.requests import (
     split_files,
 )
 from judgepool.judge.batch.support import OPENAI_LIMITS, BatchLimits, batch_rates, batch_support
+from judgepool.judge.errors import JudgeError
 from judgepool.judge.llm import LLMJudge, LLMSettings, load_litellm
-from judgepool.pooling.errors import JudgeError
 from judgepool.pooling.store import Store
 from tests.fake_openai import FakeOpenAI, FakeRequest, Reply, default_reply
 from tests.fake_openai_batch import FakeBatchAPI, LineFault

@@ -19,8 +19,8 @@ from judgepool.judge.base import (
     ShownSpan,
     TransientJudgeFailure,
 )
+from judgepool.judge.errors import JudgeError
 from judgepool.judge.llm import LLMJudge, LLMSettings, load_litellm
-from judgepool.pooling.errors import JudgeError
 from tests.fake_openai import FakeOpenAI, Reply
 
 FAKE_KEY = "sk-judgepool-test-KEY-7f3c1e9a5b2d"

@@ -29,9 +29,9 @@ from judgepool.judge.base import JudgeRequest, ShownSpan
 from judgepool.judge.batch.parse import collect as read_outputs
 from judgepool.judge.batch.support import batch_rates
 from judgepool.judge.cache import CACHE_FAULTS, JudgeCache
+from judgepool.judge.errors import HolesFailedError, JudgeError, NothingLabelledError
 from judgepool.judge.provenance import LabelMaker, now_iso
 from judgepool.pooling import batches
-from judgepool.pooling.errors import HolesFailedError, JudgeError, NothingLabelledError
 from judgepool.pooling.labels import Judgment
 from judgepool.pooling.store import Store
 

@@ -35,9 +35,9 @@ from typing import Any, TypeVar
 
 from judgepool.judge.batch.requests import ENDPOINT
 from judgepool.judge.batch.support import BatchSupport, batch_support, provider_of
+from judgepool.judge.errors import JudgeError
 from judgepool.judge.llm import load_litellm, retry_after
 from judgepool.judge.redact import host_of, redact
-from judgepool.pooling.errors import JudgeError
 
 T = TypeVar("T")
 #: Statuses after which a batch changes no more.

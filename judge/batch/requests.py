@@ -26,8 +26,8 @@ from typing import Any, cast
 
 from judgepool.judge.base import JudgeRequest
 from judgepool.judge.batch.support import BatchLimits, provider_of
+from judgepool.judge.errors import JudgeError
 from judgepool.judge.llm import LLMJudge, load_litellm, translate
-from judgepool.pooling.errors import JudgeError
 
 ENDPOINT = "/v1/chat/completions"
 CUSTOM_ID_PREFIX = "jp1-"

@@ -24,10 +24,11 @@ from judgepool.judge.batch.send import Clients, Notify, orphaned, recover, send
 from judgepool.judge.batch.settings import batch_judge, kept
 from judgepool.judge.batch.support import BatchRates, BatchSupport, batch_rates, batch_support
 from judgepool.judge.cache import JudgeCache, usable_entry
+from judgepool.judge.errors import BudgetExceededError, JudgeError
 from judgepool.judge.llm import INPUT_MARGIN, TYPICAL_OUTPUT_TOKENS, LLMJudge
 from judgepool.judge.provenance import LabelMaker
 from judgepool.pooling import batches, claims
-from judgepool.pooling.errors import BudgetExceededError, JudgeError, UsageError
+from judgepool.pooling.errors import UsageError
 from judgepool.pooling.labels import write_judgments
 from judgepool.pooling.store import Store
 

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from judgepool.pooling.errors import JudgeError
+from judgepool.judge.errors import JudgeError
 
 _NO_BATCH = "run the same command without --batch (the online judge works with every provider)"
 

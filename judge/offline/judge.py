@@ -20,6 +20,7 @@ import numpy as np
 
 from judgepool.judge.base import Estimate, JudgeAnswer, JudgeRequest
 from judgepool.judge.cache import canonical_json, content_key
+from judgepool.judge.errors import JudgeError
 from judgepool.judge.offline.embeddings import EmbeddingCache, EmbedStats, embed, model_key
 from judgepool.judge.offline.evidence import OFFLINE_LABELLER_PREFIX, LabelledText, labelled_texts
 from judgepool.judge.offline.method import (
@@ -40,7 +41,6 @@ from judgepool.judge.offline.model import (
     precision_setting,
     threads_setting,
 )
-from judgepool.pooling.errors import JudgeError
 from judgepool.pooling.store import Store
 from judgepool.pooling.text import content_hash, normalise
 

@@ -29,7 +29,8 @@ from typing import Any, Protocol
 import numpy as np
 import numpy.typing as npt
 
-from judgepool.pooling.errors import JudgeError, UsageError
+from judgepool.judge.errors import JudgeError
+from judgepool.pooling.errors import UsageError
 
 OFFLINE = "offline"
 BUNDLED_MODEL = "all-MiniLM-L6-v2"
