@@ -10,7 +10,7 @@ export LITELLM_LOCAL_MODEL_COST_MAP := True
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: setup demo check lint typecheck test bench
+.PHONY: setup demo check check-all lint typecheck test test-slow bench
 
 $(VENV)/.installed: pyproject.toml
 	python3 -m venv $(VENV)
@@ -30,10 +30,17 @@ lint: setup
 typecheck: setup
 	$(VENV)/bin/mypy
 
+# The gate: every test not marked slow (a few minutes). The slow ones (browsers, killed
+# processes, the demo, TREC DL end to end, property tests) run with `make test-slow`; CI runs both.
 test: setup
-	$(PY) -m pytest
+	$(PY) -m pytest -m "not slow"
+
+test-slow: setup
+	$(PY) -m pytest -m slow
 
 check: lint typecheck test
+
+check-all: check test-slow
 
 bench: setup
 	$(PY) bench/run_all.py

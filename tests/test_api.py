@@ -47,6 +47,7 @@ def test_pool_tables_are_polars_frames(db: jp.Database) -> None:
     assert db.runs()["name"].to_list() == ["A", "B"]
 
 
+@pytest.mark.slow
 def test_judge_evaluate_compare_through_the_front_door(db: jp.Database) -> None:
     with FakeOpenAI() as fake:
         report = db.judge("openai/fake-model", api_base=fake.api_base, canaries=0)

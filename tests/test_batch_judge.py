@@ -89,6 +89,7 @@ def test_dry_run_shows_holes_cache_files_and_both_prices_without_a_key(
     assert fake.counts == Counter() and labels(store) == []  # nothing sent, nothing written
 
 
+@pytest.mark.slow
 def test_submit_status_collect_with_exact_requests_costs_at_batch_price(
     store: Store, fake: FakeBatchAPI, cli: Cli
 ) -> None:
@@ -153,6 +154,7 @@ def test_submit_status_collect_with_exact_requests_costs_at_batch_price(
     assert fake.counts["retrieve"] == 3
 
 
+@pytest.mark.slow
 def test_the_cache_serves_a_later_online_run_of_the_same_pairs_with_zero_calls(
     store: Store, fake: FakeBatchAPI, cli: Cli, tmp_path: Path,
     tmp_path_factory: pytest.TempPathFactory,
@@ -207,6 +209,7 @@ def _fault(custom_id: str, request: FakeRequest) -> LineFault | None:
     return None
 
 
+@pytest.mark.slow
 def test_failed_missing_and_unparsed_lines_stay_holes_and_retry_failed_sends_them_again(
     store: Store, cli: Cli
 ) -> None:
@@ -254,6 +257,7 @@ def test_an_expired_batch_labels_what_it_did_and_the_rest_stay_holes(
                                                labels(store))
 
 
+@pytest.mark.slow
 def test_a_cancelled_batch_keeps_what_it_answered_and_frees_the_rest(
     store: Store, cli: Cli
 ) -> None:
@@ -350,6 +354,7 @@ def test_options_that_cannot_go_together_are_refused(
     assert result.code == 2 and said in result.err, result.err
 
 
+@pytest.mark.slow
 def test_the_library_submits_lists_collects_and_cancels(
     store: Store, fake: FakeBatchAPI
 ) -> None:

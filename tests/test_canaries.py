@@ -240,6 +240,7 @@ def test_the_library_reports_the_canaries(store: Store, gullible: FakeOpenAI) ->
     assert set(report.canaries["kind"]) == set(KINDS)
 
 
+@pytest.mark.slow
 def test_a_dry_run_totals_every_judge_and_the_canaries(store: Store, honest: FakeOpenAI,
                                                         cli: Cli) -> None:  # fmt: skip
     """The headline forecast is the first judge's holes only: the total says what the whole run

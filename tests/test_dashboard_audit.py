@@ -116,6 +116,7 @@ def test_overrides_that_cannot_be_right_are_refused(
         override_label(store, qid, doc_id, grade, user)
 
 
+@pytest.mark.slow
 def test_page_shows_the_passage_as_plain_text_with_provenance(store: Store) -> None:
     at = open_page("audit")
     assert not at.exception, [e.value for e in at.exception]
@@ -174,6 +175,7 @@ def test_page_refuses_an_override_without_a_grade(store: Store) -> None:
     assert list_labels(store, LabelFilter(labellers=("override:tester",))).total == 0
 
 
+@pytest.mark.slow
 def test_page_agreement_and_sample_progress(store: Store) -> None:
     at = open_page("audit")
     metrics = {m.label: m.value for m in at.metric}

@@ -56,6 +56,7 @@ def test_a_run_under_the_gate_is_refused_with_the_command_to_fix_it(store: Store
     assert at.checkbox(key="compare_anyway").value is False
 
 
+@pytest.mark.slow
 def test_compare_anyway_shows_figures_all_marked_unreliable(store: Store) -> None:
     at = open_page("compare")
     at.multiselect(key="compare_candidates").set_value(["cand", "weak"]).run()
@@ -93,6 +94,7 @@ def test_a_query_opens_both_rankings_with_labels_and_their_source(store: Store) 
     )
 
 
+@pytest.mark.slow
 def test_holes_show_as_holes_in_the_rankings(store: Store) -> None:
     at = open_page("compare")
     at.multiselect(key="compare_candidates").set_value(["weak"]).run()

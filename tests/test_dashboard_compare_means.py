@@ -56,6 +56,7 @@ def test_each_runs_means_with_intervals_beside_the_differences(store: Store) -> 
     ]
 
 
+@pytest.mark.slow
 def test_bounds_are_the_ones_the_cli_computes(store: Store, cli: Cli) -> None:
     at = open_page("compare")
     at.multiselect(key="compare_candidates").set_value(["cand", "weak"]).run()
@@ -147,6 +148,7 @@ def test_a_docs_text_is_shown_on_demand_as_plain_text(store: Store) -> None:
     assert "grade 3, human label by trec-assessors" in [plain(c) for c in texts_of(at, "caption")]
 
 
+@pytest.mark.slow
 def test_a_holes_text_says_it_is_a_hole(store: Store) -> None:
     at = open_page("compare")
     at.multiselect(key="compare_candidates").set_value(["weak"]).run()

@@ -36,6 +36,7 @@ def params_of(at: Any) -> dict[str, list[str]]:
     return {k: v if isinstance(v, list) else [v] for k, v in dict(at.query_params).items()}
 
 
+@pytest.mark.slow
 def test_the_compare_choices_are_written_to_the_url(store: Store) -> None:
     at = open_page("compare")
     assert params_of(at) == {
@@ -62,6 +63,7 @@ def test_the_compare_choices_are_written_to_the_url(store: Store) -> None:
     }
 
 
+@pytest.mark.slow
 def test_a_shared_link_opens_the_same_comparison(store: Store) -> None:
     at = open_page("compare")
     at.selectbox(key="compare_baseline").set_value("cand").run()

@@ -21,6 +21,7 @@ def store(write: Writer) -> Store:
     return build(Store(), write)
 
 
+@pytest.mark.slow
 def test_the_pair_view_shows_the_prompt_a_judge_sends(store: Store) -> None:
     at = open_page("audit")
     at.selectbox(key="audit_pair").set_value(("q1", "q1-d00")).run()

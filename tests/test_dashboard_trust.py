@@ -57,6 +57,7 @@ def test_without_a_sample_the_queue_offers_to_draw_one(store: Store) -> None:
                        "seed 2)"  # fmt: skip
 
 
+@pytest.mark.slow
 def test_the_queue_is_blind_keyed_and_saves_then_opens_the_next_pair(store: Store) -> None:
     draw_audit(store, 3, 2)  # queries q3 q4 q2: their d10 are judged 2 and have no human label
     at = open_page("audit")
@@ -98,6 +99,7 @@ def test_the_queue_is_blind_keyed_and_saves_then_opens_the_next_pair(store: Stor
     assert at.get("progress")[0].proto.text.startswith("15 of 15 pairs labelled · 3 of 3")
 
 
+@pytest.mark.slow
 def test_the_judges_grade_can_be_shown_first(store: Store) -> None:
     draw_audit(store, 2, 2)
     at = open_page("audit")
@@ -133,6 +135,7 @@ def test_the_calibration_panel_shows_the_stored_figures(store: Store) -> None:
     assert by["Krippendorff's α (ordinal)"] == round(figures.sample.alpha_ordinal or 0, 3)
 
 
+@pytest.mark.slow
 def test_compare_shows_the_corrected_interval_beside_the_plain_one(
     store: Store, write: Writer
 ) -> None:

@@ -12,6 +12,7 @@ import math
 import tempfile
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -78,6 +79,7 @@ def _same(a: float, b: float) -> bool:
     return a == b or (math.isnan(a) and math.isnan(b))
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(_trec(6))
 def test_a_run_the_fast_scan_accepts_reads_the_same_exactly(data: bytes) -> None:
@@ -99,6 +101,7 @@ def test_a_run_the_fast_scan_accepts_reads_the_same_exactly(data: bytes) -> None
     assert sorted(tags) == sorted(exact.tags)
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(_trec(4))
 def test_qrels_the_fast_scan_accepts_read_the_same_exactly(data: bytes) -> None:

@@ -134,6 +134,7 @@ def test_three_judges_majority_and_mean(
         assert combined["c1"][2]["mean"] == "8/3" and combined["c1"][2]["tie"] is None
 
 
+@pytest.mark.slow
 def test_one_model_asked_k_times(store: Store, monkeypatch: pytest.MonkeyPatch, cli: Cli,
                                  tmp_path_factory: pytest.TempPathFactory,
                                  tmp_path: Path) -> None:  # fmt: skip
@@ -186,6 +187,7 @@ def test_wrong_combinations_are_refused_before_any_call(
     assert a.calls == b.calls == 0
 
 
+@pytest.mark.slow
 def test_a_jury_shields_its_labels_from_a_fooled_member(
     store: Store, monkeypatch: pytest.MonkeyPatch, cli: Cli, write: Callable[..., Path]
 ) -> None:
@@ -214,6 +216,7 @@ def test_a_jury_shields_its_labels_from_a_fooled_member(
     assert [f["labeller"] for f in only_a["fooled_by_canaries"]] == [A]
 
 
+@pytest.mark.slow
 def test_a_cap_covers_the_whole_jury_and_a_rerun_finishes_it(
     store: Store, servers: tuple[FakeOpenAI, FakeOpenAI], cli: Cli
 ) -> None:

@@ -102,6 +102,7 @@ def pytrec(qrels: Qrels, ranking: Ranking, k: int, rel: int) -> dict[str, dict[s
 
 
 @pytest.mark.slow
+@pytest.mark.slow
 @_SETTINGS
 @given(
     qrels=qrels_st,

@@ -127,6 +127,7 @@ def test_cli_fills_holes_with_provenance(cli: Callable[..., Any], tiny: Path) ->
     assert again.code == 0 and "no holes" in again.out
 
 
+@pytest.mark.slow
 def test_warm_run_encodes_nothing_and_never_imports_torch(
     cli: Callable[..., Any], tiny: Path, tmp_path: Path
 ) -> None:

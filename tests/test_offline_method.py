@@ -57,6 +57,7 @@ def _plain_search(s: np.ndarray, y: np.ndarray) -> float:
     return float(best)
 
 
+@pytest.mark.slow
 @settings(max_examples=10, deadline=None)
 @given(st.integers(0, 10_000), st.integers(8, 25))
 def test_threshold_search_finds_the_best_triple(seed: int, n: int) -> None:

@@ -27,6 +27,7 @@ def _bench() -> ModuleType:
     return module
 
 
+@pytest.mark.slow
 def test_dl19_backfill_restores_the_run_order(shared_data: Path, tmp_path: Path) -> None:
     bench = _bench()
     result = bench.measure(shared_data / "trec-dl", tmp_path, "dl19")

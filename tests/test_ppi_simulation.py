@@ -47,6 +47,7 @@ def _rows(result: dict[str, Any], **match: Any) -> list[dict[str, Any]]:
     return [r for r in result["rows"] if all(r[k] == v for k, v in match.items())]
 
 
+@pytest.mark.slow
 def test_the_truth_is_trec_evals(result: dict[str, Any], shared_data: Path) -> None:
     assert result["truth_vs_pytrec_eval_max_abs"] < 1e-9
     published = {}

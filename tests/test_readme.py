@@ -37,11 +37,13 @@ def judgepool_lines() -> list[str]:
 def test_readme_opens_with_the_two_commands_and_ci_runs_the_second() -> None:
     first = code_blocks(README)[0]
     assert [line.split()[:2] for line in first] == [["make", "demo"], ["make", "check"]]
-    assert "make check" in (REPO / ".ci" / "run").read_text()
+    ci = [line for line in (REPO / ".ci" / "run").read_text().splitlines() if line.strip()]
+    assert ci[-2:] == ["make check", "make test-slow"]  # the gate, then the slow tests
     makefile = (REPO / "Makefile").read_text()
     assert re.search(r"^demo: .*\n\t\$\(VENV\)/bin/judgepool demo$", makefile, flags=re.M)
     assert re.search(r"^check: lint typecheck test$", makefile, flags=re.M)
-    assert re.search(r"^test: .*\n\t\$\(PY\) -m pytest$", makefile, flags=re.M)
+    assert re.search(r'^test: .*\n\t\$\(PY\) -m pytest -m "not slow"$', makefile, flags=re.M)
+    assert re.search(r"^test-slow: .*\n\t\$\(PY\) -m pytest -m slow$", makefile, flags=re.M)
 
 
 def test_readme_shows_judgepool_commands() -> None:

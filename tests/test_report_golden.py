@@ -95,6 +95,7 @@ def test_html_report_golden(db: Path, cli: Cli, tmp_path: Path) -> None:
         ) == html  # fmt: skip
 
 
+@pytest.mark.slow
 def test_html_report_in_a_real_browser(db: Path, cli: Cli, tmp_path: Path) -> None:
     browser = find_chromium()
     if browser is None:

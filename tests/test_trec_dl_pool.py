@@ -16,6 +16,7 @@ from judgepool.pooling.store import Store
 pytestmark = pytest.mark.shared
 
 
+@pytest.mark.slow
 def test_dl19_judged_at_10_matches_stats(shared_data: Path) -> None:
     dl = shared_data / "trec-dl"
     store = Store()

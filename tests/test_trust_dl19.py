@@ -97,6 +97,7 @@ def judge_view(store: Store, tmp_path: Path) -> Any:
     return evaluate(view, list(RUNS))
 
 
+@pytest.mark.slow
 def test_trust_loop_end_to_end_on_dl19(
     shared_data: Path, cli: Cli, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
