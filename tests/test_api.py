@@ -81,6 +81,7 @@ def test_the_gate_refuses_with_the_cli_s_exception(db: jp.Database) -> None:
     assert forced.unreliable and forced.deltas["unreliable"].all()
 
 
+@pytest.mark.slow
 def test_judge_inside_a_running_event_loop(db: jp.Database) -> None:
     """Jupyter runs cells inside an event loop: the sync call still works, and so does await."""
 

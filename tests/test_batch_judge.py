@@ -171,6 +171,7 @@ def test_the_cache_serves_a_later_online_run_of_the_same_pairs_with_zero_calls(
     assert {d: g for d, s, g, _, _ in labels(other) if s == "ok"} == EXPECTED
 
 
+@pytest.mark.slow
 def test_an_online_judge_skips_pairs_an_open_batch_holds_and_a_second_batch_too(
     store: Store, fake: FakeBatchAPI, cli: Cli
 ) -> None:
@@ -242,6 +243,7 @@ def test_failed_missing_and_unparsed_lines_stay_holes_and_retry_failed_sends_the
     assert ok == EXPECTED
 
 
+@pytest.mark.slow
 def test_an_expired_batch_labels_what_it_did_and_the_rest_stay_holes(
     store: Store, cli: Cli
 ) -> None:
@@ -291,6 +293,7 @@ def test_cancelling_a_batch_twice_says_so_and_asks_nothing(
         assert fake.counts == Counter(upload=1, create=1, cancel=1)  # asked nothing twice
 
 
+@pytest.mark.slow
 def test_cancelling_a_batch_that_finished_since_we_last_looked_says_so(
     store: Store, cli: Cli
 ) -> None:

@@ -302,6 +302,7 @@ def test_expired_batch_gives_partial_output_and_the_rest_stays_unanswered(
     assert rest == (Counter(batch_expired=4) if error_lines else Counter(missing=4))
 
 
+@pytest.mark.slow
 def test_files_split_at_the_limits_and_each_batch_answers_its_own_lines(
     store: Store,
 ) -> None:

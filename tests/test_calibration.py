@@ -156,6 +156,7 @@ def test_stratified_sample_is_even_seeded_and_shuffled() -> None:
     assert len(stratified_sample(pairs, 100, seed=1)) == 16
 
 
+@pytest.mark.slow
 def test_calibrate_through_the_fake_server_exact_calls(
     store: Store, fake: FakeOpenAI, cli: Cli
 ) -> None:
@@ -201,6 +202,7 @@ def test_calibrate_through_the_fake_server_exact_calls(
     assert set(canaries["rates"]) == {"stuffing", "instruction", "fence"}
 
 
+@pytest.mark.slow
 def test_a_cap_and_parse_failures_are_counted(
     store: Store, fake: FakeOpenAI, cli: Cli
 ) -> None:
@@ -227,6 +229,7 @@ def test_a_cap_and_parse_failures_are_counted(
         in capped.out  # fmt: skip
 
 
+@pytest.mark.slow
 def test_the_library_calibrates_like_the_cli(store: Store, fake: FakeOpenAI) -> None:
     db = jp.open(store.path)
     report = db.calibrate("openai/fake-model", sample=16, depth=100, api_base=fake.api_base)

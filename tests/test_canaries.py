@@ -124,6 +124,7 @@ def test_an_honest_judge_is_not_fooled(store: Store, honest: FakeOpenAI, cli: Cl
     assert {r[2] for r in canary_rows(store)} == {0}
 
 
+@pytest.mark.slow
 def test_compare_and_eval_say_when_the_judge_was_fooled(store: Store, gullible: FakeOpenAI,
                                                         cli: Cli) -> None:  # fmt: skip
     assert judge(cli, gullible).code == 0
@@ -142,6 +143,7 @@ def test_compare_and_eval_say_when_the_judge_was_fooled(store: Store, gullible: 
     assert other["fooled_by_canaries"] == []
 
 
+@pytest.mark.slow
 def test_an_honest_judge_marks_no_report(store: Store, honest: FakeOpenAI, cli: Cli) -> None:
     assert judge(cli, honest).code == 0
     report = json.loads(cli("compare", "A", "B", "--force", "--format", "json").out)
@@ -149,6 +151,7 @@ def test_an_honest_judge_marks_no_report(store: Store, honest: FakeOpenAI, cli: 
     assert "FOOLED" not in cli("compare", "A", "B", "--force").out
 
 
+@pytest.mark.slow
 def test_the_same_canaries_come_back_from_the_cache(store: Store, honest: FakeOpenAI, cli: Cli,
                                                     write: Writer) -> None:  # fmt: skip
     assert judge(cli, honest).code == 0
@@ -280,6 +283,7 @@ def calibrate(cli: Cli, server: FakeOpenAI, *extra: str) -> CliResult:
                "--no-progress", *extra)  # fmt: skip
 
 
+@pytest.mark.slow
 def test_calibrate_plants_canaries_a_gullible_judge_is_fooled(
     store: Store, gullible: FakeOpenAI, cli: Cli
 ) -> None:
@@ -313,6 +317,7 @@ def test_calibrate_plants_canaries_a_gullible_judge_is_fooled(
     assert [f["judge_run"] for f in report["fooled_by_canaries"]] == [1]
 
 
+@pytest.mark.slow
 def test_calibrate_with_an_honest_judge_is_not_fooled(
     store: Store, honest: FakeOpenAI, cli: Cli
 ) -> None:

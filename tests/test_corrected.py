@@ -92,6 +92,7 @@ def test_without_judge_labels_there_is_nothing_to_correct(store: Store, cli: Cli
     assert "judge-corrected" not in cli("compare", "base", "cand", "--judge", "nobody").out
 
 
+@pytest.mark.slow
 def test_corrected_differences_equal_the_independent_computation(
     store: Store, cli: Cli, write: Writer, tmp_path: Path
 ) -> None:
@@ -126,6 +127,7 @@ def test_corrected_differences_equal_the_independent_computation(
     assert row.rstrip().endswith(ndcg["verdict"])
 
 
+@pytest.mark.slow
 def test_corrected_means_in_eval_and_the_library(
     store: Store, cli: Cli, write: Writer, tmp_path: Path
 ) -> None:

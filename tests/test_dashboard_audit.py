@@ -138,6 +138,7 @@ def test_page_shows_the_passage_as_plain_text_with_provenance(store: Store) -> N
     )
 
 
+@pytest.mark.slow
 def test_page_override_writes_a_human_label_that_becomes_effective(store: Store) -> None:
     at = open_page("audit")
     at.selectbox(key="audit_pair").set_value(("q2", "q2-d10")).run()
@@ -166,6 +167,7 @@ def test_page_override_writes_a_human_label_that_becomes_effective(store: Store)
     assert metrics["Pairs"] == "25" and metrics["Lenient: judge ≥ 2, human < 2"] == "1 (100.0%)"
 
 
+@pytest.mark.slow
 def test_page_refuses_an_override_without_a_grade(store: Store) -> None:
     at = open_page("audit")
     at.selectbox(key="audit_pair").set_value(("q2", "q2-d10")).run()

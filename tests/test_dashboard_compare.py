@@ -43,6 +43,7 @@ def test_a_comparison_above_the_gate_shows_paired_differences(store: Store) -> N
     assert [r["delta"] for r in rows] == sorted((r["delta"] for r in rows), reverse=True)
 
 
+@pytest.mark.slow
 def test_a_run_under_the_gate_is_refused_with_the_command_to_fix_it(store: Store) -> None:
     at = open_page("compare")
     at.multiselect(key="compare_candidates").set_value(["cand", "weak"]).run()
@@ -76,6 +77,7 @@ def test_compare_anyway_shows_figures_all_marked_unreliable(store: Store) -> Non
     assert at.checkbox(key="compare_anyway").value is False and not frames(at, "verdict")
 
 
+@pytest.mark.slow
 def test_a_query_opens_both_rankings_with_labels_and_their_source(store: Store) -> None:
     at = open_page("compare")
     at.selectbox(key="compare_query").set_value("q6").run()

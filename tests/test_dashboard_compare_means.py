@@ -91,6 +91,7 @@ def clear_win(store: Store, write: Writer) -> Store:
     return store
 
 
+@pytest.mark.slow
 def test_significance_markers_follow_the_holm_verdict(write: Writer) -> None:
     clear_win(Store(), write)
     at = open_page("compare")
@@ -114,6 +115,7 @@ def test_significance_markers_follow_the_holm_verdict(write: Writer) -> None:
     assert any("▲ / ▼: significantly better / worse" in plain(c) for c in texts_of(at, "caption"))
 
 
+@pytest.mark.slow
 def test_the_holm_note_says_other_candidates_change_the_correction(write: Writer) -> None:
     clear_win(Store(), write)
     at = open_page("compare")
@@ -135,6 +137,7 @@ def test_the_holm_note_says_other_candidates_change_the_correction(write: Writer
     assert good["p (Holm)"].iloc[0] > alone["p (Holm)"].iloc[0]
 
 
+@pytest.mark.slow
 def test_a_docs_text_is_shown_on_demand_as_plain_text(store: Store) -> None:
     at = open_page("compare")
     at.selectbox(key="compare_query").set_value("q1").run()

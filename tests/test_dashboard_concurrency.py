@@ -159,6 +159,7 @@ con.close()
 """
 
 
+@pytest.mark.slow
 def test_a_writer_holding_the_file_too_long_is_a_notice_then_the_page_recovers(
     store_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -61,6 +61,7 @@ def test_outside_shifts_names_runs_moved_by_labels_outside_their_top_k(store: St
     assert outside_shifts(after, evaluate(store, None), {r: set() for r in after.runs}) == []
 
 
+@pytest.mark.slow
 def test_runs_page_explains_a_move_without_holes_where_it_happens(store: Store) -> None:
     at = open_page("runs")
     assert not [i for i in texts_of(at, "info") if "moved" in i]  # the first figures: nothing
@@ -82,6 +83,7 @@ def test_runs_page_explains_a_move_without_holes_where_it_happens(store: Store) 
     assert [i for i in texts_of(at, "info") if "moved" in i]
 
 
+@pytest.mark.slow
 def test_compare_page_explains_it_beside_the_means(store: Store) -> None:
     at = open_page("compare")
     write_judgments(store, [NEW])

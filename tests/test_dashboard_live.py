@@ -93,6 +93,7 @@ def test_activity_counts_live_judges_only(store: Store) -> None:
     claims.release(store, me)
 
 
+@pytest.mark.slow
 def test_a_dead_pid_an_expired_lease_and_a_batch_do_not_count_as_writing(store: Store) -> None:
     gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
                           capture_output=True, text=True, check=True)  # fmt: skip

@@ -42,6 +42,7 @@ def test_the_pair_view_shows_the_prompt_a_judge_sends(store: Store) -> None:
     assert key is not None and key in texts_of(at, "code")
 
 
+@pytest.mark.slow
 def test_a_model_that_sends_no_prompt_is_said_so(store: Store) -> None:
     at = open_page("audit")
     at.selectbox(key="audit_pair").set_value(("q1", "q1-d00")).run()

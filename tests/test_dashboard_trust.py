@@ -41,6 +41,7 @@ def everything_shown(at: Any) -> str:
     return "\n".join(plain(v) for kind in kinds for v in texts_of(at, kind))
 
 
+@pytest.mark.slow
 def test_without_a_sample_the_queue_offers_to_draw_one(store: Store) -> None:
     at = open_page("audit")
     assert not at.exception, [e.value for e in at.exception]

@@ -102,6 +102,7 @@ def fake(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeOpenAI]:
         yield server
 
 
+@pytest.mark.slow
 def test_refusal_then_backfill_through_the_fake_server(
     collection: None, cli: Cli, fake: FakeOpenAI
 ) -> None:

@@ -102,6 +102,7 @@ def test_cli_commands_agree_on_the_gate(scenario: str, write: Writer, cli: Cli) 
     assert reads_as_passing(judged) == passes, evaluated.out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("scenario", list(SCENARIOS))
 def test_every_page_agrees_with_the_cli(scenario: str, write: Writer) -> None:
     counts = SCENARIOS[scenario]

@@ -123,6 +123,7 @@ def test_a_prompt_over_the_context_window_marks_that_pair_and_the_run_goes_on(
     assert "run the same command again to retry them" in line
 
 
+@pytest.mark.slow
 def test_server_errors_and_rate_limits_are_retried_and_counted(
     store: Store, fake: FakeOpenAI, cli: Cli
 ) -> None:

@@ -251,6 +251,7 @@ def test_cli_a_model_that_answers_only_in_its_reasoning_labels_nothing(
     assert "never read for a grade" in result.err + result.out
 
 
+@pytest.mark.slow
 def test_cli_a_cache_keyed_on_the_effort(
     tmp_path_factory: pytest.TempPathFactory, tmp_path: Path, fake: FakeOpenAI, cli: Cli
 ) -> None:

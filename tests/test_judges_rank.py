@@ -63,6 +63,7 @@ def test_judges_rank_on_the_command_line(store: Store, cli: Cli) -> None:
     assert one.code == 2 and "needs two" in one.err
 
 
+@pytest.mark.slow
 def test_compare_by_judge(store: Store, cli: Cli) -> None:
     table = cli("compare", "A", "B", "--force", "--by-judge", "--resamples", "300")
     assert table.code == 0, table.err

@@ -70,6 +70,7 @@ def effective(store: Store, labeller: str | None = None) -> dict[str, tuple[int,
     return {d: (g, lab) for d, g, lab in rows}
 
 
+@pytest.mark.slow
 def test_two_models_are_a_jury(store: Store, servers: tuple[FakeOpenAI, FakeOpenAI],
                                cli: Cli) -> None:  # fmt: skip
     a, b = servers

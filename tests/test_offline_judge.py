@@ -92,6 +92,7 @@ def tiny(cli: Callable[..., Any], write: Writer, tmp_path: Path) -> Path:
     return pristine
 
 
+@pytest.mark.slow
 def test_cli_fills_holes_with_provenance(cli: Callable[..., Any], tiny: Path) -> None:
     result = cli("judge", "--all-queries")  # no --model, no key: the offline judge, said why
     assert result.code == 0, result.err

@@ -61,6 +61,7 @@ def test_the_truth_is_trec_evals(result: dict[str, Any], shared_data: Path) -> N
         assert result["nist_means"]["R(rel=3)@10"][run] == pytest.approx(recall3, abs=5e-5)
 
 
+@pytest.mark.slow
 def test_every_setting_was_simulated(result: dict[str, Any]) -> None:
     assert result["reps"] == 300 and result["queries"] == 43
     # 2 worlds x 2 judges x 3 comparisons x 3 audit sizes x 5 estimators
