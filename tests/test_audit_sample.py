@@ -51,6 +51,9 @@ def test_a_sample_is_a_recorded_seeded_uniform_draw(store: Store, cli: Cli) -> N
     assert "queries: " + " ".join(expected) in done.out
     assert "to label: 15 judge-labelled pairs in their pool, 12 with a human label already, 3 " \
            "left" in done.out  # fmt: skip
+    # The listing command names the database, so it can be copied as it is.
+    assert f"list them with: judgepool --db {store.path} audit sample --list --format tsv" \
+           in done.out  # fmt: skip
     assert evaluation_set(store, "chunk") == sorted(QIDS)
     # The same draw again records nothing; a larger one keeps the first queries (nested).
     same = cli("audit", "sample", "--queries", "3", "--seed", "7")

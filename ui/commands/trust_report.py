@@ -134,8 +134,11 @@ def print_drawn(store: Store, drawn: Drawn, to_stderr: bool = False) -> None:
     for line in lines:
         click.echo(line, err=to_stderr)
     if not to_stderr:
-        click.echo("list them with: judgepool audit sample --list --format tsv"
-                   + ("" if s.level == "chunk" else f" --level {s.level}"))  # fmt: skip
+        import shlex
+
+        command = ["judgepool", "--db", str(store.path), "audit", "sample", "--list",
+                   "--format", "tsv", *([] if s.level == "chunk" else ["--level", s.level])]
+        click.echo("list them with: " + shlex.join(command))  # fmt: skip
 
 
 def _tsv(text: str | None) -> str:
