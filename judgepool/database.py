@@ -25,26 +25,24 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from judgepool.batch_api import BatchMethods
+from judgepool.floors_api import FloorMethods
 from judgepool.frames import ORIGIN, frame_of, from_frame, needs
 from judgepool.pooling.errors import UsageError
 from judgepool.pooling.store import Store
 from judgepool.results import Comparison, Evaluation, JudgeReport, Pool
+from judgepool.trust_api import TrustMethods
 
 if TYPE_CHECKING:
     import polars as pl
 
-    from judgepool.ci_results import FloorCheck
     from judgepool.judge.render import RenderedPrompt
     from judgepool.judge.session import JudgeSettings
     from judgepool.metrics.measures import Measure
     from judgepool.metrics.regression import Rule
     from judgepool.pooling.activity import Activity
-    from judgepool.pooling.audit_queries import AuditSample
-    from judgepool.pooling.floors import FloorChange
     from judgepool.pooling.ingest_labels import QrelsIngested
     from judgepool.pooling.ingest_runs import RunIngested
     from judgepool.pooling.ingest_texts import TextsIngested
-    from judgepool.trust import AuditStatus, CalibrationReport
 
 Source = str | os.PathLike[str]
 
@@ -55,8 +53,9 @@ def _names(value: str | Sequence[str] | None) -> list[str]:
     return [value] if isinstance(value, str) else list(value)
 
 
-class Database(BatchMethods):
-    """A judgepool database file (see `judgepool.open`); batch judging is in batch_api.py."""
+class Database(BatchMethods, TrustMethods, FloorMethods):
+    """A judgepool database file (see `judgepool.open`); batch judging is in batch_api.py, the
+    trust loop (calibrate, audit) in trust_api.py, floors in floors_api.py."""
 
     def __init__(self, path: Source | None = None) -> None:
         self.store = Store(path)
@@ -330,79 +329,6 @@ class Database(BatchMethods):
             options["runs"] = tuple(_names(options["runs"]))
         return render_prompt(self.store, qid, doc_id, level, model=model, **options)
 
-    # -- the trust loop: calibrate the judge, audit a sample (judgepool/trust.py) ---------
-
-    def calibrate(
-        self,
-        model: str | None = "offline",
-        sample: int = 200,
-        seed: int = 1,
-        depth: int = 10,
-        level: str = "chunk",
-        *,
-        dry_run: bool = False,
-        progress: bool = False,
-        **limits: Any,
-    ) -> CalibrationReport:
-        """Re-judge a seeded sample of pooled human-labelled pairs (stratified by human grade)
-        as `judgepool calibrate` does, store the figures, and return them (a dry run forecasts
-        calls and cost). `limits`: api_base, concurrency, max_cost, max_calls, timeout,
-        template ... as for `judge`, and canaries (per query, 0: none), canary_threshold (the
-        report's `canaries` and `fooled` say how the judge did on them)."""
-        from judgepool.judge.progress import ProgressBar
-        from judgepool.judge.session import JudgeSettings
-        from judgepool.trust import calibrate
-
-        try:
-            settings = JudgeSettings(model=model, depth=depth, level=level, **limits)
-        except TypeError as err:
-            raise UsageError(
-                f"unknown judge option: {err}", "see help(jp.Database.calibrate) for the options"
-            ) from None
-        bar = None if dry_run else ProgressBar(sample, progress)
-        return calibrate(self.store, settings, sample, seed, dry_run, bar,
-                         lambda what, total: ProgressBar(total, progress, what))  # fmt: skip
-
-    def audit_sample(
-        self,
-        queries: int,
-        seed: int = 1,
-        depth: int = 10,
-        runs: str | Sequence[str] | None = None,
-        level: str = "chunk",
-        labeller: str | None = None,
-        replace: bool = False,
-    ) -> AuditSample:
-        """Draw `queries` queries uniformly at random from the evaluation set for a person to
-        audit (recorded; the same seed with more queries extends the sample)."""
-        from judgepool.trust import draw_audit
-
-        found = draw_audit(self.store, queries, seed, depth, tuple(_names(runs)), level,
-                           labeller, replace)  # fmt: skip
-        return found.sample
-
-    def audit_pairs(self, level: str = "chunk", everything: bool = False) -> pl.DataFrame:
-        """What a person must label for the audit sample: qid, doc_id, query, passage,
-        human_grade (every pair of the sample with `everything`, else those left)."""
-        import polars as pl
-
-        from judgepool.trust import audit_listing
-
-        rows = [
-            {"qid": p.qid, "doc_id": p.doc_id, "query": p.query, "passage": p.passage,
-             "human_grade": p.human_grade}
-            for p in audit_listing(self.store, level, everything)
-        ]  # fmt: skip
-        schema = {"qid": pl.String, "doc_id": pl.String, "query": pl.String,
-                  "passage": pl.String, "human_grade": pl.Int64}  # fmt: skip
-        return pl.DataFrame(rows, schema=schema, orient="row")
-
-    def audit_status(self, level: str = "chunk") -> AuditStatus:
-        """Queries fully audited and pairs labelled / left for the audit sample in use."""
-        from judgepool.trust import audit_status
-
-        return audit_status(self.store, level)
-
     # -- measures ---------------------------------------------------------------------------
 
     def evaluate(
@@ -468,57 +394,6 @@ class Database(BatchMethods):
             error.comparison = Comparison(report.comparison, report)
             raise error
         return Comparison(report.comparison, report)
-
-    # -- floors -----------------------------------------------------------------------------
-
-    def set_floors(
-        self,
-        floors: dict[str, float | None] | Sequence[str],
-        level: str = "chunk",
-        *,
-        from_run: str | None = None,
-        lower: bool = False,
-        by: str | None = None,
-        note: str | None = None,
-        labeller: str | None = None,
-    ) -> list[FloorChange]:
-        """Record floors under measures' means: `{"nR@10": 0.75}`, or `["nR@10=0.75",
-        "R(rel=3)@10"]` where a measure without a value takes `from_run`'s current mean. A
-        floor only rises: lowering one raises `UsageError` (nothing written) unless `lower`."""
-        from judgepool.metrics.floors import set_floors
-
-        return set_floors(self.store, floors, level, from_run=from_run, lower=lower, by=by,
-                          note=note, labeller=labeller)  # fmt: skip
-
-    def floors(self, level: str | None = None, history: bool = False) -> pl.DataFrame:
-        """The floors in force (every setting ever made with `history`), with who and when."""
-        from judgepool.ci_results import floors_frame
-        from judgepool.pooling.floors import current_floors, floor_history
-
-        found = (floor_history if history else current_floors)(self.store, level)
-        return floors_frame(found)
-
-    def check_floors(
-        self,
-        run: str,
-        level: str = "chunk",
-        *,
-        lower_bound: bool = False,
-        labeller: str | None = None,
-        force: bool = False,
-        resamples: int = 10_000,
-        seed: int | None = None,
-    ) -> FloorCheck:
-        """`run` against every floor of `level`: its mean (or its 95% interval's lower end with
-        `lower_bound`); `.ok`, `.broken`, `.table`, `.exit_code` and `raise_for_floors()`."""
-        from judgepool.ci_results import FloorCheck
-        from judgepool.metrics.bootstrap import DEFAULT_SEED
-        from judgepool.metrics.floors import check_floors
-
-        return FloorCheck(check_floors(
-            self.store, run, level, lower_bound=lower_bound, labeller=labeller, force=force,
-            resamples=resamples, seed=DEFAULT_SEED if seed is None else seed,
-        ))  # fmt: skip
 
 
 def open(path: Source | None = None) -> Database:
