@@ -59,7 +59,8 @@ def list_queries(store: Store) -> list[QueryInfo]:
                          UNION SELECT DISTINCT qid FROM judgments),
             r AS (SELECT qid, count(DISTINCT run_key) AS n FROM run_rows GROUP BY qid),
             j AS (SELECT qid, count(*) FILTER (WHERE source = 'human') AS h,
-                         count(*) FILTER (WHERE source = 'judge' AND status = 'ok') AS l
+                         count(*) FILTER (WHERE source = 'judge' AND status = 'ok'
+                                          AND purpose = 'label') AS l
                   FROM judgments GROUP BY qid)
             SELECT ids.qid, q.text, coalesce(r.n, 0), coalesce(j.h, 0), coalesce(j.l, 0)
             FROM ids LEFT JOIN queries q USING (qid) LEFT JOIN r USING (qid) LEFT JOIN j USING (qid)

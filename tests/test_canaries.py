@@ -278,6 +278,23 @@ def test_status_counts_canary_labels_apart(store: Store, honest: FakeOpenAI, cli
     assert line.split()[-3:] == ["7", "6", "0"]
 
 
+def test_queries_count_a_judges_labels_without_its_canaries(
+    store: Store, honest: FakeOpenAI, cli: Cli
+) -> None:
+    """`queries`' judge_labels are the labels that count, per query: canaries planted for a
+    query are not among them (they were, before: 13 for a judge's 7 labels)."""
+    assert judge(cli, honest).code == 0
+    found = json.loads(cli("queries", "--format", "json").out)
+    with store.read() as con:
+        expected = dict(con.execute(
+            "SELECT qid, count(*) FROM judgments WHERE source = 'judge' AND status = 'ok' "
+            "AND purpose = 'label' GROUP BY qid"
+        ).fetchall())  # fmt: skip
+        canaries = con.execute("SELECT count(*) FROM judgments WHERE purpose = 'canary'").fetchone()
+    assert canaries is not None and canaries[0] > 0
+    assert {q["qid"]: q["judge_labels"] for q in found if q["judge_labels"]} == expected
+
+
 def calibrate(cli: Cli, server: FakeOpenAI, *extra: str) -> CliResult:
     return cli("calibrate", "--model", "openai/fake-model", "--api-base", server.api_base,
                "--no-progress", *extra)  # fmt: skip
