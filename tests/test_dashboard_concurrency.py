@@ -26,7 +26,8 @@ Writer = Callable[[str, str | bytes], Path]
 REPO = Path(__file__).resolve().parent.parent
 
 # Labels weak's 24 holes one per transaction, each transaction with 30 more (repeat) labels,
-# pausing 50 ms between transactions like the judge's batch writer; then exits.
+# pausing 250 ms between transactions (the judge's batch writer pauses 50 ms; slower here so that
+# the page, re-run about once a second on a loaded machine, sees several counts); then exits.
 LABELLER = """
 import sys, time
 from judgepool.pooling.labels import Judgment, write_judgments
@@ -39,7 +40,7 @@ for batch_no, (qid, doc_id) in enumerate(holes):
              for n in range(5)]
     batch.append(Judgment(qid, doc_id, 2, "judge", "writer", provenance={"batch": batch_no}))
     write_judgments(store, batch)
-    time.sleep(0.05)
+    time.sleep(0.25)
 print("done", flush=True)
 """
 
