@@ -108,12 +108,39 @@ def serve_dashboard(
             served.output = server.communicate()[0]
 
 
-class BrowserPage:
+class DevTools:
+    """One DevTools connection: a command waits for its own reply; the events that arrive in
+    between are kept in `seen` when `keep_events` (tests/html_browser.py reads them), else
+    skipped."""
+
+    def __init__(self, ws: Any, keep_events: bool = False) -> None:
+        self.ws = ws
+        self.next_id = 0
+        self.keep_events = keep_events
+        self.seen: list[dict[str, Any]] = []
+
+    def call(self, method: str, session: str | None = None, **params: Any) -> dict[str, Any]:
+        """Send one command and return its result."""
+        self.next_id += 1
+        message: dict[str, Any] = {"id": self.next_id, "method": method, "params": params}
+        if session is not None:
+            message["sessionId"] = session
+        self.ws.send(json.dumps(message))
+        while True:
+            reply = json.loads(self.ws.recv(timeout=60))
+            if reply.get("id") == self.next_id:
+                if "error" in reply:
+                    raise RuntimeError(f"{method}: {reply['error']}")
+                return dict(reply.get("result", {}))
+            if self.keep_events:
+                self.seen.append(reply)
+
+
+class BrowserPage(DevTools):
     """One tab of headless Chromium, driven over the DevTools protocol."""
 
     def __init__(self, ws: Any, size: tuple[int, int]) -> None:
-        self.ws = ws
-        self.next_id = 0
+        super().__init__(ws)
         target = self.call("Target.createTarget", url="about:blank")["targetId"]
         self.session = self.call("Target.attachToTarget", targetId=target, flatten=True)[
             "sessionId"
@@ -126,20 +153,6 @@ class BrowserPage:
             deviceScaleFactor=1,
             mobile=False,
         )
-
-    def call(self, method: str, session: str | None = None, **params: Any) -> dict[str, Any]:
-        """Send one command and return its result (events in between are skipped)."""
-        self.next_id += 1
-        message: dict[str, Any] = {"id": self.next_id, "method": method, "params": params}
-        if session is not None:
-            message["sessionId"] = session
-        self.ws.send(json.dumps(message))
-        while True:
-            reply = json.loads(self.ws.recv(timeout=60))
-            if reply.get("id") == self.next_id:
-                if "error" in reply:
-                    raise RuntimeError(f"{method}: {reply['error']}")
-                return dict(reply.get("result", {}))
 
     def evaluate(self, expression: str) -> Any:
         """The value of a JavaScript expression in the page."""

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tests.dashboard_browser import CHROMIUM_FLAGS, _wait_http, free_port
+from tests.dashboard_browser import CHROMIUM_FLAGS, DevTools, _wait_http, free_port
 
 
 @dataclass
@@ -32,27 +32,6 @@ class PageLoad:
     requests: list[str] = field(default_factory=list)
     console: list[str] = field(default_factory=list)  # errors and warnings, with their text
     events: list[str] = field(default_factory=list)
-
-
-class _Tab:
-    def __init__(self, ws: Any) -> None:
-        self.ws = ws
-        self.next_id = 0
-        self.seen: list[dict[str, Any]] = []
-
-    def call(self, method: str, session: str | None = None, **params: Any) -> dict[str, Any]:
-        self.next_id += 1
-        message: dict[str, Any] = {"id": self.next_id, "method": method, "params": params}
-        if session is not None:
-            message["sessionId"] = session
-        self.ws.send(json.dumps(message))
-        while True:
-            reply = json.loads(self.ws.recv(timeout=60))
-            if reply.get("id") == self.next_id:
-                if "error" in reply:
-                    raise RuntimeError(f"{method}: {reply['error']}")
-                return dict(reply.get("result", {}))
-            self.seen.append(reply)
 
 
 def _record(load: PageLoad, event: dict[str, Any]) -> None:
@@ -84,7 +63,7 @@ def load_file(browser: str, path: Path, settle: float = 1.5) -> PageLoad:
         try:
             version = json.loads(_wait_http(f"http://127.0.0.1:{port}/json/version", 30))
             with connect(version["webSocketDebuggerUrl"], max_size=64 * 2**20) as ws:
-                tab = _Tab(ws)
+                tab = DevTools(ws, keep_events=True)
                 target = tab.call("Target.createTarget", url="about:blank")["targetId"]
                 session = tab.call("Target.attachToTarget", targetId=target,
                                    flatten=True)["sessionId"]  # fmt: skip
