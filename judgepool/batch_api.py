@@ -21,6 +21,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from judgepool.batch_results import BatchCollection, BatchSubmission, batch_frame
+from judgepool.names import names_of
 from judgepool.pooling.errors import UsageError
 
 if TYPE_CHECKING:
@@ -92,7 +93,7 @@ class BatchMethods:
         if unknown:
             raise UsageError(f"unknown batch option(s): {', '.join(unknown)}",
                              "see help(jp.Database.submit_batch) for the options")
-        names = (runs,) if isinstance(runs, str) else tuple(runs or ())
+        names = tuple(names_of(runs))
         settings = JudgeSettings(model=model, depth=depth, runs=names, level=level,
                                  labeller=labeller, **limits)
 

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 from judgepool.batch_api import BatchMethods
 from judgepool.floors_api import FloorMethods
 from judgepool.frames import ORIGIN, frame_of, from_frame, needs
+from judgepool.names import names_of
 from judgepool.pooling.errors import UsageError
 from judgepool.pooling.store import Store
 from judgepool.results import Comparison, Evaluation, JudgeReport, Pool
@@ -45,12 +46,6 @@ if TYPE_CHECKING:
     from judgepool.pooling.ingest_texts import TextsIngested
 
 Source = str | os.PathLike[str]
-
-
-def _names(value: str | Sequence[str] | None) -> list[str]:
-    if value is None:
-        return []
-    return [value] if isinstance(value, str) else list(value)
 
 
 class Database(BatchMethods, TrustMethods, FloorMethods):
@@ -224,7 +219,7 @@ class Database(BatchMethods, TrustMethods, FloorMethods):
         """The pool of `runs` (default: all) at `depth`: judged@depth and holes per run."""
         from judgepool.pooling.pool import holes_table, pool_summary
 
-        chosen = _names(runs)
+        chosen = names_of(runs)
         summary = pool_summary(self.store, depth, chosen, level, labeller, all_queries)
         holes = holes_table(self.store, depth, chosen, level, labeller, all_queries)
         return Pool(summary, holes)
@@ -259,7 +254,7 @@ class Database(BatchMethods, TrustMethods, FloorMethods):
 
         try:
             settings = JudgeSettings(
-                model=model, depth=depth, runs=tuple(_names(runs)), level=level,
+                model=model, depth=depth, runs=tuple(names_of(runs)), level=level,
                 labeller=labeller, **limits,
             )  # fmt: skip
         except TypeError as err:
@@ -326,7 +321,7 @@ class Database(BatchMethods, TrustMethods, FloorMethods):
             raise UsageError(f"unknown prompt option(s): {', '.join(unknown)}",
                              f"use {', '.join(OPTIONS)}")
         if "runs" in options:
-            options["runs"] = tuple(_names(options["runs"]))
+            options["runs"] = tuple(names_of(options["runs"]))
         return render_prompt(self.store, qid, doc_id, level, model=model, **options)
 
     # -- measures ---------------------------------------------------------------------------
@@ -352,7 +347,7 @@ class Database(BatchMethods, TrustMethods, FloorMethods):
 
         members = check_by(by, self.store)
         result = evaluate(
-            self.store, _names(runs) or None, level=level, labeller=labeller, k=k,
+            self.store, names_of(runs) or None, level=level, labeller=labeller, k=k,
             measures=measures, resamples=resamples,
             seed=DEFAULT_SEED if seed is None else seed,
         )  # fmt: skip
@@ -385,7 +380,7 @@ class Database(BatchMethods, TrustMethods, FloorMethods):
         from judgepool.metrics.compare_report import run_compare
 
         report = run_compare(
-            self.store, baseline, _names(candidates), fail_on=fail_on, by=by, level=level,
+            self.store, baseline, names_of(candidates), fail_on=fail_on, by=by, level=level,
             labeller=labeller, k=k, measures=measures, resamples=resamples,
             seed=DEFAULT_SEED if seed is None else seed, gate=gate, force=force,
         )  # fmt: skip

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from judgepool.names import names_of
 from judgepool.pooling.errors import UsageError
 
 if TYPE_CHECKING:
@@ -22,12 +23,6 @@ if TYPE_CHECKING:
     from judgepool.pooling.audit_queries import AuditSample
     from judgepool.pooling.store import Store
     from judgepool.trust import AuditStatus, CalibrationReport
-
-
-def _names(value: str | Sequence[str] | None) -> list[str]:
-    if value is None:
-        return []
-    return [value] if isinstance(value, str) else list(value)
 
 
 class TrustMethods:
@@ -80,7 +75,7 @@ class TrustMethods:
         audit (recorded; the same seed with more queries extends the sample)."""
         from judgepool.trust import draw_audit
 
-        found = draw_audit(self.store, queries, seed, depth, tuple(_names(runs)), level,
+        found = draw_audit(self.store, queries, seed, depth, tuple(names_of(runs)), level,
                            labeller, replace)  # fmt: skip
         return found.sample
 
