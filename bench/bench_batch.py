@@ -42,9 +42,29 @@ REPO = HERE.parent
 RESULTS = HERE / "results"
 sys.path.insert(0, str(REPO))
 
-WORDS = ["retrieval", "ranking", "passage", "index", "query", "model", "vector", "sparse",
-         "dense", "token", "chunk", "score", "judge", "label", "relevance", "corpus", "document",
-         "answer", "evidence", "search", "engine"]
+WORDS = [
+    "retrieval",
+    "ranking",
+    "passage",
+    "index",
+    "query",
+    "model",
+    "vector",
+    "sparse",
+    "dense",
+    "token",
+    "chunk",
+    "score",
+    "judge",
+    "label",
+    "relevance",
+    "corpus",
+    "document",
+    "answer",
+    "evidence",
+    "search",
+    "engine",
+]
 
 
 def peak_mb() -> float:
@@ -55,12 +75,16 @@ def build_collection(folder: Path, queries: int, per_query: int) -> Path:
     """N queries x `per_query` distinct ~800-character passages, one run; the db path."""
     from judgepool.pooling.ingest_runs import ingest_run
     from judgepool.pooling.ingest_texts import ingest_docs, ingest_queries
-    from judgepool.pooling.store import Store
+    from judgepool.pooling.store.connection import Store
 
     rng = random.Random(14)
     topics = folder / "topics.tsv"
-    topics.write_text("".join(f"q{q}\tsynthetic question number {q} about "
-                              f"{rng.choice(WORDS)} {rng.choice(WORDS)}\n" for q in range(queries)))
+    topics.write_text(
+        "".join(
+            f"q{q}\tsynthetic question number {q} about {rng.choice(WORDS)} {rng.choice(WORDS)}\n"
+            for q in range(queries)
+        )
+    )
     docs = folder / "docs.jsonl"
     with docs.open("w") as out:
         for q in range(queries):
@@ -69,8 +93,13 @@ def build_collection(folder: Path, queries: int, per_query: int) -> Path:
                 text = f"Passage {d} for question {q}: {filler}. [[grade={(q + d) % 4}]]"
                 out.write(json.dumps({"doc_id": f"q{q}-d{d}", "text": text}) + "\n")
     run = folder / "run.trec"
-    run.write_text("".join(f"q{q} Q0 q{q}-d{d} {d + 1} {per_query - d} bench\n"
-                           for q in range(queries) for d in range(per_query)))
+    run.write_text(
+        "".join(
+            f"q{q} Q0 q{q}-d{d} {d + 1} {per_query - d} bench\n"
+            for q in range(queries)
+            for d in range(per_query)
+        )
+    )
     db = folder / "bench.duckdb"
     store = Store(db)
     ingest_queries(store, topics)
@@ -81,9 +110,20 @@ def build_collection(folder: Path, queries: int, per_query: int) -> Path:
 
 def start_server() -> tuple[subprocess.Popen[str], int]:
     server = subprocess.Popen(
-        [sys.executable, "-m", "tests.fake_openai_batch", "--polls-validating", "0",
-         "--polls-in-progress", "0", "--lifetime", "3600"],
-        cwd=REPO, stdout=subprocess.PIPE, text=True,
+        [
+            sys.executable,
+            "-m",
+            "tests.fake_openai_batch",
+            "--polls-validating",
+            "0",
+            "--polls-in-progress",
+            "0",
+            "--lifetime",
+            "3600",
+        ],
+        cwd=REPO,
+        stdout=subprocess.PIPE,
+        text=True,
     )
     line = server.stdout.readline() if server.stdout else ""
     if not line.startswith("PORT "):
@@ -115,15 +155,19 @@ def main() -> None:
     from judgepool.judge.llm import load_litellm
     from judgepool.judge.session import JudgeSettings
     from judgepool.judge.tokens import count_tokens
-    from judgepool.pooling.store import Store
+    from judgepool.pooling.store.connection import Store
 
     load_litellm()  # import cost (~4 s) is not batch time
     count_tokens("warm up")
     store = Store(db)
     baseline_mb = peak_mb()
     server, port = start_server()
-    settings = JudgeSettings(model="openai/gpt-4o-mini", api_base=f"http://127.0.0.1:{port}/v1",
-                             depth=10, all_queries=True)
+    settings = JudgeSettings(
+        model="openai/gpt-4o-mini",
+        api_base=f"http://127.0.0.1:{port}/v1",
+        depth=10,
+        all_queries=True,
+    )
     try:
         t0 = time.perf_counter()
         forecast = session.dry_run(store, settings)
@@ -142,9 +186,13 @@ def main() -> None:
     with store.read() as con:
         rows = con.execute(
             "SELECT d.text, j.grade, j.status FROM judgments j JOIN docs d USING (doc_id) "
-            "WHERE j.source = 'judge'").fetchall()
-    wrong = sum(1 for text, grade, status in rows
-                if status != "ok" or grade != int(text.rsplit("[[grade=", 1)[1][0]))
+            "WHERE j.source = 'judge'"
+        ).fetchall()
+    wrong = sum(
+        1
+        for text, grade, status in rows
+        if status != "ok" or grade != int(text.rsplit("[[grade=", 1)[1][0])
+    )
     submit_s = t_submit - t_dry
     collect_s = t_collect - t_provider
     target_s = submit_s + collect_s
@@ -175,14 +223,22 @@ def main() -> None:
         "load_average_1min": round(os.getloadavg()[0], 2),
     }
     missed = [
-        name for name, met in (
+        name
+        for name, met in (
             ("submit + collect under 60 s", target_s < 60.0),
             ("peak memory under 1 GB", peak < 1024.0),
-            ("every hole labelled once with its grade", wrong == 0
-             and len(rows) == args.holes and collected.outcomes == Counter(ok=args.holes)),
-            ("one upload and one create per file", counts.get("upload") == len(submitted.files)
-             == counts.get("create")),
-        ) if not met
+            (
+                "every hole labelled once with its grade",
+                wrong == 0
+                and len(rows) == args.holes
+                and collected.outcomes == Counter(ok=args.holes),
+            ),
+            (
+                "one upload and one create per file",
+                counts.get("upload") == len(submitted.files) == counts.get("create"),
+            ),
+        )
+        if not met
     ]
     result["targets_missed"] = missed
     RESULTS.mkdir(exist_ok=True)

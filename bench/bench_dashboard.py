@@ -109,8 +109,11 @@ def _spread(times: list[float]) -> dict[str, float] | None:
     if not times:
         return None
     times = sorted(times)
-    return {"renders": len(times), "p50_s": round(times[len(times) // 2], 3),
-            "max_s": round(times[-1], 3)}  # fmt: skip
+    return {
+        "renders": len(times),
+        "p50_s": round(times[len(times) // 2], 3),
+        "max_s": round(times[-1], 3),
+    }
 
 
 def two_processes(db: Path, seconds: float) -> dict[str, Any]:

@@ -45,9 +45,18 @@ sys.path.insert(0, str(REPO))
 def start_server(latency: float, rpm: float) -> tuple[subprocess.Popen[str], int]:
     """The fake server in its own process (so that it does not share our CPU time slices)."""
     server = subprocess.Popen(
-        [sys.executable, str(REPO / "tests" / "fake_openai.py"), "--latency", str(latency),
-         "--rpm", str(rpm), "--lifetime", "3600"],
-        stdout=subprocess.PIPE, text=True,
+        [
+            sys.executable,
+            str(REPO / "tests" / "fake_openai.py"),
+            "--latency",
+            str(latency),
+            "--rpm",
+            str(rpm),
+            "--lifetime",
+            "3600",
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
     )
     line = server.stdout.readline() if server.stdout else ""
     if not line.startswith("PORT "):
@@ -65,7 +74,7 @@ def build_collection(folder: Path, queries: int, per_query: int) -> Path:
     """N queries x `per_query` distinct passages, one run ranking them; returns the db path."""
     from judgepool.pooling.ingest_runs import ingest_run
     from judgepool.pooling.ingest_texts import ingest_docs, ingest_queries
-    from judgepool.pooling.store import Store
+    from judgepool.pooling.store.connection import Store
 
     topics = folder / "topics.tsv"
     topics.write_text("".join(f"q{q}\tsynthetic question number {q}\n" for q in range(queries)))
@@ -76,10 +85,13 @@ def build_collection(folder: Path, queries: int, per_query: int) -> Path:
                 text = f"Passage {d} written for question {q}. [[grade={(q + d) % 4}]]"
                 out.write(json.dumps({"doc_id": f"q{q}-d{d}", "text": text}) + "\n")
     run = folder / "run.trec"
-    run.write_text("".join(
-        f"q{q} Q0 q{q}-d{d} {d + 1} {per_query - d} bench\n"
-        for q in range(queries) for d in range(per_query)
-    ))
+    run.write_text(
+        "".join(
+            f"q{q} Q0 q{q}-d{d} {d + 1} {per_query - d} bench\n"
+            for q in range(queries)
+            for d in range(per_query)
+        )
+    )
     db = folder / "template.duckdb"
     store = Store(db)
     ingest_queries(store, topics)
@@ -90,7 +102,7 @@ def build_collection(folder: Path, queries: int, per_query: int) -> Path:
 
 def label_counts(db: Path) -> tuple[int, int, int]:
     """(pairs with exactly one ok label, pairs with none, pairs with more than one)."""
-    from judgepool.pooling.store import Store
+    from judgepool.pooling.store.connection import Store
 
     with Store(db).read() as con:
         holes = con.execute("SELECT count(*) FROM run_rows").fetchone()
@@ -113,7 +125,7 @@ def run_judge(db: Path, port: int, concurrency: int) -> tuple[Any, float, float]
     from judgepool.judge.cache import JudgeCache
     from judgepool.judge.llm import LLMJudge, LLMSettings
     from judgepool.judge.loop import LoopOptions
-    from judgepool.pooling.store import Store
+    from judgepool.pooling.store.connection import Store
 
     store = Store(db)
     judge = LLMJudge(LLMSettings("openai/bench-model", api_base=f"http://127.0.0.1:{port}/v1"))

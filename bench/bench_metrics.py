@@ -59,7 +59,7 @@ def ensure_db(runs: list[Path], fresh: bool) -> None:
     """Ingest the runs and qrels through the real ingest (skipped when the database is there)."""
     from judgepool.pooling.ingest_labels import ingest_qrels
     from judgepool.pooling.ingest_runs import ingest_run
-    from judgepool.pooling.store import Store
+    from judgepool.pooling.store.connection import Store
 
     if DB.exists() and not fresh:
         with Store(DB).read() as con:
@@ -163,7 +163,7 @@ def main() -> None:
     from judgepool.metrics.compare import paired_deltas
     from judgepool.metrics.evaluate import bootstrap_all, evaluate_data
     from judgepool.metrics.measures import default_measures
-    from judgepool.pooling.store import Store
+    from judgepool.pooling.store.connection import Store
 
     store = Store(DB)
     load_at_start = os.getloadavg()[0]

@@ -84,15 +84,16 @@ YEARS = {
 }
 
 
-def build_store(dl: Path, folder: Path, year: str = "dl19", visible_run: str = "bm25",
-                visible_depth: int = 10) -> Any:
+def build_store(
+    dl: Path, folder: Path, year: str = "dl19", visible_run: str = "bm25", visible_depth: int = 10
+) -> Any:
     """A database with one year's texts and runs, and only the labels inside `visible_run`'s
     top `visible_depth` (the rest hidden). Returns the Store."""
     from judgepool.pooling.ingest_labels import ingest_qrels
     from judgepool.pooling.ingest_runs import ingest_run
     from judgepool.pooling.ingest_texts import ingest_docs, ingest_queries
     from judgepool.pooling.rankings import rankings_sql, run_keys
-    from judgepool.pooling.store import Store
+    from judgepool.pooling.store.connection import Store
 
     topics, passages = YEARS[year]
     store = Store(folder / f"{year}.duckdb")
@@ -102,22 +103,35 @@ def build_store(dl: Path, folder: Path, year: str = "dl19", visible_run: str = "
         ingest_run(store, path, name=run_name(path))
     key = run_keys(store, [visible_run])[visible_run]
     with store.read() as con:
-        top = {(str(q), str(d)) for q, d in con.execute(
-            f"SELECT qid, doc_id FROM ({rankings_sql('chunk', [key], visible_depth)})"
-        ).fetchall()}
+        top = {
+            (str(q), str(d))
+            for q, d in con.execute(
+                f"SELECT qid, doc_id FROM ({rankings_sql('chunk', [key], visible_depth)})"
+            ).fetchall()
+        }
     full = read_qrels(dl / "qrels" / f"qrels.{year}-passage.txt")
     visible = folder / "qrels.visible.txt"
-    visible.write_text("".join(
-        f"{q} 0 {d} {g}\n" for q, docs in sorted(full.items()) for d, g in sorted(docs.items())
-        if (q, d) in top
-    ), encoding="utf-8")
+    visible.write_text(
+        "".join(
+            f"{q} 0 {d} {g}\n"
+            for q, docs in sorted(full.items())
+            for d, g in sorted(docs.items())
+            if (q, d) in top
+        ),
+        encoding="utf-8",
+    )
     ingest_qrels(store, visible, labeller=f"{year}-{visible_run}-top{visible_depth}")
     return store
 
 
-def fill_holes(store: Any, depth: int = 10, limit: int | None = None,
-               model: str = "offline", runs: Sequence[str] = (), level: str = "chunk"
-               ) -> dict[str, Any]:
+def fill_holes(
+    store: Any,
+    depth: int = 10,
+    limit: int | None = None,
+    model: str = "offline",
+    runs: Sequence[str] = (),
+    level: str = "chunk",
+) -> dict[str, Any]:
     """Label the holes of the depth-`depth` pool of `runs` (every run when empty; the first
     `limit` holes only, when given) with the real loop; returns the loop's stats and the judge's
     description."""
@@ -130,16 +144,28 @@ def fill_holes(store: Any, depth: int = 10, limit: int | None = None,
     plan = plan_holes(store, depth=depth, runs=runs, level=level)
     if limit is not None:
         holes = plan.holes[:limit]
-        plan = Plan(plan.level, depth, plan.runs, holes,
-                    build_requests(store, holes, plan.level), plan.passage_tokens)
+        plan = Plan(
+            plan.level,
+            depth,
+            plan.runs,
+            holes,
+            build_requests(store, holes, plan.level),
+            plan.passage_tokens,
+        )
     judge = make_judge(model)
     with JudgeCache() as cache:
         stats = backfill(store, judge, plan, LoopOptions(), cache)
     if stats.fatal is not None:
         raise stats.fatal
-    return {"holes": len(plan.holes), "labeller": judge.labeller, "describe": judge.describe(),
-            "outcomes": dict(stats.outcomes), "grades": dict(sorted(stats.grades.items())),
-            "cached": stats.cached, "elapsed_s": stats.elapsed_s}
+    return {
+        "holes": len(plan.holes),
+        "labeller": judge.labeller,
+        "describe": judge.describe(),
+        "outcomes": dict(stats.outcomes),
+        "grades": dict(sorted(stats.grades.items())),
+        "cached": stats.cached,
+        "elapsed_s": stats.elapsed_s,
+    }
 
 
 def judge_labels(store: Any, labeller: str) -> dict[tuple[str, str], tuple[int, str]]:
@@ -147,7 +173,8 @@ def judge_labels(store: Any, labeller: str) -> dict[tuple[str, str], tuple[int, 
     with store.read() as con:
         rows = con.execute(
             "SELECT qid, doc_id, arg_max(grade, id), arg_max(raw_output, id) FROM judgments "
-            "WHERE labeller = ? AND status = 'ok' GROUP BY qid, doc_id", [labeller]
+            "WHERE labeller = ? AND status = 'ok' GROUP BY qid, doc_id",
+            [labeller],
         ).fetchall()
     return {(str(q), str(d)): (int(g), str(raw)) for q, d, g, raw in rows}
 
@@ -171,8 +198,9 @@ def ndcg10(qrels: dict[str, dict[str, int]], run: dict[str, dict[str, float]]) -
     return sum(v["ndcg_cut_10"] for v in scores.values()) / len(qrels)
 
 
-def _merge(base: dict[str, dict[str, int]], extra: dict[tuple[str, str], int]
-           ) -> dict[str, dict[str, int]]:
+def _merge(
+    base: dict[str, dict[str, int]], extra: dict[tuple[str, str], int]
+) -> dict[str, dict[str, int]]:
     merged = {q: dict(docs) for q, docs in base.items()}
     for (q, d), g in extra.items():
         merged.setdefault(q, {})[d] = g
@@ -192,7 +220,7 @@ def measure(dl: Path, folder: Path, year: str = "dl19") -> dict[str, Any]:
     """The quality protocol of the module docstring (on `year`); returns every figure."""
     from scipy.stats import kendalltau
 
-    from judgepool.agreement import binary, cohen_kappa
+    from judgepool.stats.agreement import binary, cohen_kappa
 
     store = build_store(dl, folder, year)
     started = time.perf_counter()
@@ -220,8 +248,10 @@ def measure(dl: Path, folder: Path, year: str = "dl19") -> dict[str, Any]:
     def side(kind: str) -> dict[str, float]:
         ref = [ndcg["full"][n] for n in names]
         got = [ndcg[kind][n] for n in names]
-        return {"kendall_tau": float(kendalltau(ref, got).statistic),
-                "ndcg10_mae": sum(abs(a - b) for a, b in zip(ref, got, strict=True)) / len(ref)}
+        return {
+            "kendall_tau": float(kendalltau(ref, got).statistic),
+            "ndcg10_mae": sum(abs(a - b) for a, b in zip(ref, got, strict=True)) / len(ref),
+        }
 
     return {
         "collection": f"TREC {year.upper()} passage ({len(full)} queries), {len(runs)} runs",
@@ -246,37 +276,55 @@ def measure(dl: Path, folder: Path, year: str = "dl19") -> dict[str, Any]:
 
 def print_quality(result: dict[str, Any]) -> None:
     """The side-by-side table."""
-    print(f"{result['collection']}; visible: {result['visible_labels']} "
-          f"({result['visible_pairs']} pairs)")
-    print(f"holes filled: {result['holes']} ({result['holes_with_hidden_label']} with a hidden "
-          f"human label); labeller {result['labeller']}; rules {result['rules']}")
+    print(
+        f"{result['collection']}; visible: {result['visible_labels']} "
+        f"({result['visible_pairs']} pairs)"
+    )
+    print(
+        f"holes filled: {result['holes']} ({result['holes_with_hidden_label']} with a hidden "
+        f"human label); labeller {result['labeller']}; rules {result['rules']}"
+    )
     print(f"calibration: {json.dumps(result['calibration'])}")
-    print(f"kappa offline vs hidden human labels: 4-level {result['kappa_4level']:.3f}, "
-          f"binary (>=2) {result['kappa_binary']:.3f}")
+    print(
+        f"kappa offline vs hidden human labels: 4-level {result['kappa_4level']:.3f}, "
+        f"binary (>=2) {result['kappa_binary']:.3f}"
+    )
     print(f"{'run':14s} {'full qrels':>10s} {'unjudged':>9s} {'backfilled':>10s} {'oracle':>7s}")
     for name in sorted(result["ndcg10"]["full"]):
         row = [result["ndcg10"][k][name] for k in ("full", "unjudged", "backfilled", "oracle")]
         print(f"{name:14s} {row[0]:10.4f} {row[1]:9.4f} {row[2]:10.4f} {row[3]:7.4f}")
-    for measure_name, label in (("kendall_tau", "Kendall tau vs full"),
-                                ("ndcg10_mae", "nDCG@10 MAE vs full")):
+    for measure_name, label in (
+        ("kendall_tau", "Kendall tau vs full"),
+        ("ndcg10_mae", "nDCG@10 MAE vs full"),
+    ):
         values = [result[k][measure_name] for k in ("unjudged", "backfilled", "oracle")]
-        print(f"{label:20s} unjudged {values[0]:.3f}  backfilled {values[1]:.3f}  "
-              f"oracle {values[2]:.3f}")
+        print(
+            f"{label:20s} unjudged {values[0]:.3f}  backfilled {values[1]:.3f}  "
+            f"oracle {values[2]:.3f}"
+        )
 
 
 def speed_child(db: str, limit: int) -> None:
     """Timed in a fresh process: label the first `limit` holes at depth 20 (prints JSON)."""
     started = time.perf_counter()
     preloaded = "torch" in sys.modules
-    from judgepool.pooling.store import Store
+    from judgepool.pooling.store.connection import Store
 
     filled = fill_holes(Store(db), depth=20, limit=limit)
-    print(json.dumps({"seconds": time.perf_counter() - started,
-                      "cpu_seconds": time.process_time(), "torch_preloaded": preloaded,
-                      "holes": filled["holes"], "outcomes": filled["outcomes"],
-                      "batch": filled["describe"].get("batch"),
-                      "threads": filled["describe"].get("threads"),
-                      "precision": filled["describe"]["parameters"]["precision"]}))
+    print(
+        json.dumps(
+            {
+                "seconds": time.perf_counter() - started,
+                "cpu_seconds": time.process_time(),
+                "torch_preloaded": preloaded,
+                "holes": filled["holes"],
+                "outcomes": filled["outcomes"],
+                "batch": filled["describe"].get("batch"),
+                "threads": filled["describe"].get("threads"),
+                "precision": filled["describe"]["parameters"]["precision"],
+            }
+        )
+    )
 
 
 def speed(dl: Path, folder: Path, limit: int = 1000) -> dict[str, Any]:
@@ -291,7 +339,10 @@ def speed(dl: Path, folder: Path, limit: int = 1000) -> dict[str, Any]:
         shutil.copy(pristine, db)
         done = subprocess.run(
             [sys.executable, __file__, "--speed-child", str(db), "--limit", str(limit)],
-            env=env, capture_output=True, text=True, check=True,
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
         )
         out[label] = json.loads(done.stdout.strip().splitlines()[-1])
     return out
@@ -303,10 +354,16 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--speed", action="store_true", help="only the speed runs")
     parser.add_argument("--speed-child", metavar="DB", help=argparse.SUPPRESS)
     parser.add_argument("--limit", type=int, default=1000, help="holes in the speed runs")
-    parser.add_argument("--years", default="dl19",
-                        help="comma-separated TREC DL years for the quality protocol (dl19)")
-    parser.add_argument("--demo", action="store_true",
-                        help="also score the judge on the demo collection's hidden labels")
+    parser.add_argument(
+        "--years",
+        default="dl19",
+        help="comma-separated TREC DL years for the quality protocol (dl19)",
+    )
+    parser.add_argument(
+        "--demo",
+        action="store_true",
+        help="also score the judge on the demo collection's hidden labels",
+    )
     args = parser.parse_args(argv)
     if args.speed_child:
         speed_child(args.speed_child, args.limit)
@@ -321,8 +378,13 @@ def main(argv: Sequence[str] | None = None) -> None:
         return
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-    result: dict[str, Any] = {"machine": {"cpus": os.cpu_count(), "python": sys.version.split()[0],
-                                          "load_average_1min": os.getloadavg()[0]}}
+    result: dict[str, Any] = {
+        "machine": {
+            "cpus": os.cpu_count(),
+            "python": sys.version.split()[0],
+            "load_average_1min": os.getloadavg()[0],
+        }
+    }
     with tempfile.TemporaryDirectory(prefix="judgepool-offline-bench-") as tmp:
         os.environ["JUDGEPOOL_CACHE_DIR"] = str(Path(tmp) / "quality-cache")
         if not args.speed and dl is not None:
@@ -337,23 +399,30 @@ def main(argv: Sequence[str] | None = None) -> None:
         if args.demo and not args.speed:
             from offline_demo import measure_demo, print_demo  # bench/ is this script's folder
 
-            result["demo"] = [measure_demo(Path(tmp) / f"demo-{i}", runs) for i, runs in
-                              enumerate((["dense-v2"], ["dense-v2", "bm25-v2"]))]
+            result["demo"] = [
+                measure_demo(Path(tmp) / f"demo-{i}", runs)
+                for i, runs in enumerate((["dense-v2"], ["dense-v2", "bm25-v2"]))
+            ]
             for measured in result["demo"]:
                 print_demo(measured)
         if not args.quality and dl is not None:
             (Path(tmp) / "speed").mkdir()
             result["speed"] = speed(dl, Path(tmp) / "speed", args.limit)
             for label, run in result["speed"].items():
-                print(f"speed ({label}): {run['holes']} holes in {run['seconds']:.1f} s wall, "
-                      f"{run['cpu_seconds']:.1f} s CPU in the process "
-                      f"(batch {run['batch']}, precision {run['precision']})")
+                print(
+                    f"speed ({label}): {run['holes']} holes in {run['seconds']:.1f} s wall, "
+                    f"{run['cpu_seconds']:.1f} s CPU in the process "
+                    f"(batch {run['batch']}, precision {run['precision']})"
+                )
     result["targets"] = targets(result)
     RESULTS.mkdir(exist_ok=True)
     target = RESULTS / "offline_judge.json"
     previous = json.loads(target.read_text()) if target.exists() else {}
-    merged = {**previous, **result,  # a partial run keeps the other parts' targets
-              "targets": {**previous.get("targets", {}), **result["targets"]}}
+    merged = {
+        **previous,
+        **result,  # a partial run keeps the other parts' targets
+        "targets": {**previous.get("targets", {}), **result["targets"]},
+    }
     target.write_text(json.dumps(merged, indent=2, sort_keys=True) + "\n")
     print(f"wrote {target.relative_to(REPO)}")
     missed = [name for name, met in result["targets"].items() if not met]
@@ -369,7 +438,8 @@ def targets(result: dict[str, Any]) -> dict[str, bool]:
         quality = result["quality"]
         met["kendall_tau >= 0.85"] = quality["backfilled"]["kendall_tau"] >= 0.85
         met["MAE backfilled < unjudged"] = (
-            quality["backfilled"]["ndcg10_mae"] < quality["unjudged"]["ndcg10_mae"])
+            quality["backfilled"]["ndcg10_mae"] < quality["unjudged"]["ndcg10_mae"]
+        )
     if "speed" in result:
         met["1,000 holes < 30 s (cold cache)"] = result["speed"]["cold_cache"]["seconds"] < 30
     return met

@@ -71,7 +71,7 @@ def main() -> None:
 
     os.environ["JUDGEPOOL_DB"] = str(db)
     from judgepool.pooling.pool import holes_table, list_holes
-    from judgepool.pooling.store import Store
+    from judgepool.pooling.store.connection import Store
 
     store = Store(db)
 

@@ -64,15 +64,23 @@ from judgepool.metrics.ppi import PPI_PY, PRODUCT, ppi_mean  # noqa: E402
 
 SIZES = (10, 15, 20)
 # Accuracy by true grade 75/50/30/45 %; off the diagonal, errors lean towards the higher grade.
-BASE = np.array([[0.75, 0.15, 0.07, 0.03],
-                 [0.10, 0.50, 0.28, 0.12],
-                 [0.03, 0.17, 0.30, 0.50],
-                 [0.02, 0.08, 0.45, 0.45]])  # fmt: skip
+BASE = np.array(
+    [
+        [0.75, 0.15, 0.07, 0.03],
+        [0.10, 0.50, 0.28, 0.12],
+        [0.03, 0.17, 0.30, 0.50],
+        [0.02, 0.08, 0.45, 0.45],
+    ]
+)
 # Worse and more lenient (60/40/25/40 %): used on the neural runs' holes in "neural-worse".
-WORSE = np.array([[0.60, 0.22, 0.12, 0.06],
-                  [0.07, 0.40, 0.35, 0.18],
-                  [0.02, 0.13, 0.25, 0.60],
-                  [0.01, 0.06, 0.53, 0.40]])  # fmt: skip
+WORSE = np.array(
+    [
+        [0.60, 0.22, 0.12, 0.06],
+        [0.07, 0.40, 0.35, 0.18],
+        [0.02, 0.13, 0.25, 0.60],
+        [0.01, 0.06, 0.53, 0.40],
+    ]
+)
 CONCENTRATION = 100.0
 JUDGES = ("uniform", "neural-worse")
 WORLDS = ("shallow", "deep")

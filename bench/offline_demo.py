@@ -32,7 +32,7 @@ def build_demo(folder: Path, data: Path = DEMO_DATA) -> Any:
     from judgepool.pooling.ingest_labels import ingest_qrels
     from judgepool.pooling.ingest_runs import ingest_run
     from judgepool.pooling.ingest_texts import ingest_docs, ingest_queries
-    from judgepool.pooling.store import Store
+    from judgepool.pooling.store.connection import Store
 
     store = Store(folder / "demo.duckdb")
     ingest_queries(store, data / "topics.tsv")
@@ -40,8 +40,9 @@ def build_demo(folder: Path, data: Path = DEMO_DATA) -> Any:
         ingest_docs(store, data / chunks)
     for name in DEMO_RUNS:
         ingest_run(store, data / "runs" / f"{name}.trec", name=name)
-    ingest_qrels(store, data / "qrels-doc.v1-pool.txt", level="doc",
-                 labeller="qrels-doc.v1-pool.txt")
+    ingest_qrels(
+        store, data / "qrels-doc.v1-pool.txt", level="doc", labeller="qrels-doc.v1-pool.txt"
+    )
     return store
 
 
@@ -64,7 +65,7 @@ def doc_rankings(store: Any, names: Sequence[str]) -> dict[str, dict[str, dict[s
 def measure_demo(folder: Path, runs: Sequence[str], data: Path = DEMO_DATA) -> dict[str, Any]:
     """Fill the doc-level depth-10 holes of `runs` in a fresh demo database; compare with our
     hidden labels (agreement, recall of the relevant holes, each v2 run's nDCG@10 gain)."""
-    from judgepool.agreement import binary, cohen_kappa
+    from judgepool.stats.agreement import binary, cohen_kappa
 
     folder.mkdir(parents=True, exist_ok=True)
     store = build_demo(folder, data)
@@ -72,20 +73,32 @@ def measure_demo(folder: Path, runs: Sequence[str], data: Path = DEMO_DATA) -> d
     offline = judge_labels(store, filled["labeller"])
     visible = read_qrels(data / "qrels-doc.v1-pool.txt")
     hidden = read_qrels(data / "qrels-doc.v2-only.txt")
-    pairs = [(hidden[q][d], g) for (q, d), (g, _) in sorted(offline.items())
-             if d in hidden.get(q, {})]
+    pairs = [
+        (hidden[q][d], g) for (q, d), (g, _) in sorted(offline.items()) if d in hidden.get(q, {})
+    ]
     human, judged = [h for h, _ in pairs], [j for _, j in pairs]
     rankings = doc_rankings(store, DEMO_RUNS)
-    qrels = {"judge": _merge(visible, {h: g for h, (g, _) in offline.items()}),
-             "hidden": _merge(visible, {(q, d): g for q, docs in hidden.items()
-                                        for d, g in docs.items()})}
-    gains = {f"{new} - {old}": {kind: ndcg10(qr, rankings[new]) - ndcg10(qr, rankings[old])
-                                for kind, qr in qrels.items()}
-             for old, new in (("dense-v1", "dense-v2"), ("bm25-v1", "bm25-v2"))}
+    qrels = {
+        "judge": _merge(visible, {h: g for h, (g, _) in offline.items()}),
+        "hidden": _merge(
+            visible, {(q, d): g for q, docs in hidden.items() for d, g in docs.items()}
+        ),
+    }
+    gains = {
+        f"{new} - {old}": {
+            kind: ndcg10(qr, rankings[new]) - ndcg10(qr, rankings[old])
+            for kind, qr in qrels.items()
+        }
+        for old, new in (("dense-v1", "dense-v2"), ("bm25-v1", "bm25-v2"))
+    }
     return {
-        "runs": list(runs), "holes": filled["holes"], "compared": len(pairs),
-        "labeller": filled["labeller"], "calibration": filled["describe"].get("calibration"),
-        "rules": _rules(offline), "grades_offline": filled["grades"],
+        "runs": list(runs),
+        "holes": filled["holes"],
+        "compared": len(pairs),
+        "labeller": filled["labeller"],
+        "calibration": filled["describe"].get("calibration"),
+        "rules": _rules(offline),
+        "grades_offline": filled["grades"],
         "exact": sum(h == j for h, j in pairs) / len(pairs) if pairs else float("nan"),
         "kappa_4level": cohen_kappa(human, judged),
         "kappa_binary": cohen_kappa(binary(human), binary(judged), 2),
@@ -98,12 +111,18 @@ def measure_demo(folder: Path, runs: Sequence[str], data: Path = DEMO_DATA) -> d
 
 def print_demo(result: dict[str, Any]) -> None:
     """One paragraph per filled set of holes."""
-    print(f"demo, holes of {' + '.join(result['runs'])}: {result['holes']} "
-          f"({result['compared']} with our hidden label); rules {result['rules']}")
-    print(f"  exact {result['exact']:.3f}, kappa 4-level {result['kappa_4level']:.3f}, "
-          f"binary (>=2) {result['kappa_binary']:.3f}; relevant holes (grade >= 1) found "
-          f"{result['relevant_found']}/{result['relevant_holes']}, non-relevant called relevant "
-          f"{result['false_relevant']}")
+    print(
+        f"demo, holes of {' + '.join(result['runs'])}: {result['holes']} "
+        f"({result['compared']} with our hidden label); rules {result['rules']}"
+    )
+    print(
+        f"  exact {result['exact']:.3f}, kappa 4-level {result['kappa_4level']:.3f}, "
+        f"binary (>=2) {result['kappa_binary']:.3f}; relevant holes (grade >= 1) found "
+        f"{result['relevant_found']}/{result['relevant_holes']}, non-relevant called relevant "
+        f"{result['false_relevant']}"
+    )
     for pair, gain in result["ndcg10_gain"].items():
-        print(f"  nDCG@10 {pair}: {gain['judge']:+.3f} with the judge's labels, "
-              f"{gain['hidden']:+.3f} with ours")
+        print(
+            f"  nDCG@10 {pair}: {gain['judge']:+.3f} with the judge's labels, "
+            f"{gain['hidden']:+.3f} with ours"
+        )

@@ -42,8 +42,11 @@ RUNS = ("bm25", "bm25-rm3", "tasb", "splade-pp-ed", "openai-ada2", "repllama")
 NEURAL = ("tasb", "splade-pp-ed", "openai-ada2", "repllama")
 COMPARED = ("bm25", "tasb", "splade-pp-ed")
 # (candidate, baseline, measure)
-COMPARISONS = (("tasb", "bm25", "nDCG@10"), ("splade-pp-ed", "tasb", "nDCG@10"),
-               ("tasb", "bm25", "R(rel=3)@10"))  # fmt: skip
+COMPARISONS = (
+    ("tasb", "bm25", "nDCG@10"),
+    ("splade-pp-ed", "tasb", "nDCG@10"),
+    ("tasb", "bm25", "R(rel=3)@10"),
+)
 K = 10
 GRADES = np.arange(4)
 
@@ -162,10 +165,12 @@ def nist_values(col: Collection) -> dict[str, NDArray[np.float64]]:
     """measure -> (compared runs, queries) with the full NIST qrels."""
     nq = len(col.qids)
     grades = np.array(
-        [[[col.qrels[q].get(d, 0) for d in col.top[r][qi]] for qi, q in enumerate(col.qids)]
-         for r in COMPARED],
+        [
+            [[col.qrels[q].get(d, 0) for d in col.top[r][qi]] for qi, q in enumerate(col.qids)]
+            for r in COMPARED
+        ],
         dtype=np.float64,
-    )  # fmt: skip
+    )
     counts = np.zeros((nq, 4), dtype=np.int64)
     for qi, q in enumerate(col.qids):
         for g in col.qrels[q].values():

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from judgepool.metrics.report_model import Report
+from judgepool.reports.model import Report
 
 SCHEMA = Path(__file__).resolve().parent / "report.schema.json"
 

@@ -21,24 +21,38 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from judgepool import errors
-    from judgepool.database import Database, open
-    from judgepool.diagnosis import doctor
+    from judgepool.api.database import Database, open
+    from judgepool.api.diagnosis import doctor
+    from judgepool.api.results import Comparison, Evaluation, JudgeReport, Pool
     from judgepool.judge.prompt import templates
-    from judgepool.results import Comparison, Evaluation, JudgeReport, Pool
 
 _LAZY = {
-    "open": "judgepool.database",
-    "Database": "judgepool.database",
-    "Pool": "judgepool.results",
-    "Evaluation": "judgepool.results",
-    "Comparison": "judgepool.results",
-    "JudgeReport": "judgepool.results",
-    "doctor": "judgepool.diagnosis",
+    "open": "judgepool.api.database",
+    "Database": "judgepool.api.database",
+    "Pool": "judgepool.api.results",
+    "Evaluation": "judgepool.api.results",
+    "Comparison": "judgepool.api.results",
+    "JudgeReport": "judgepool.api.results",
+    "doctor": "judgepool.api.diagnosis",
     "templates": "judgepool.judge.prompt",
 }
 
-__all__ = ["Comparison", "Database", "Evaluation", "JudgeReport", "Pool", "doctor", "errors",
-           "open", "templates"]
+__all__ = [
+    "Comparison",
+    "Database",
+    "Evaluation",
+    "JudgeReport",
+    "Pool",
+    "doctor",
+    "errors",
+    "open",
+    "templates",
+]
+
+
+def __dir__() -> list[str]:
+    """The front door's names (they are imported lazily, so the module's dict is nearly empty)."""
+    return sorted([*__all__, "__version__"])
 
 
 def __getattr__(name: str) -> Any:

@@ -1,46 +1,41 @@
-"""Every error judgepool raises, in one place for library users: `except jp.errors.InputError`.
+"""Every error judgepool raises, in one tree with one base: `except jp.errors.InputError`.
 
-One tree with one base; each package defines the errors that are its own (dependencies point one
-way, so the base and the data errors live in pooling/errors.py, the judge's in judge/errors.py,
-the comparison's in metrics/errors.py), and this module gathers them:
+The bottom of the house (it imports nothing of judgepool), so that every layer raises from here
+and a library user finds the whole tree in one place (httpx's errors.py is the model):
 
     JudgepoolError            the base: `str(err)` is the problem, `err.hint` what to do
-    ├── InputError            a file or DataFrame we were given is malformed (where, what)
+    ├── InputError            a file or DataFrame we were given is malformed (file, line, what)
     │   └── UnknownFormatError    its format cannot be told
-    ├── UsageError            an option or argument that cannot work
+    ├── UsageError            an option or argument that cannot work (unknown run, bad level ...)
     ├── DatabaseError         the database is missing, not ours, too new or unusable
     │   └── DatabaseBusyError     another process held it longer than we wait
-    ├── JudgeError            (judge/) a judge could not be set up or go on (no key, quota)
+    ├── JudgeError            a judge could not be set up or go on (no key, quota, unknown model)
     │   ├── BudgetExceededError   a cost or call cap stopped the work cleanly (exit 6)
     │   └── HolesFailedError      some holes ended in error or unparsed (exit 4)
     │       └── NothingLabelledError  every hole attempted failed (exit 5)
-    ├── GateRefusedError      (metrics/) a run is under the judged@k gate: refused (exit 3)
+    ├── GateRefusedError      a run is under the judged@k gate: refused (exit 3)
     ├── RuleFailedError       a `fail_on` rule broken: a candidate is significantly worse (exit 4)
     ├── UnderFloorError       a run's mean is under a floor (`check_floors`, exit 5)
     └── HostError             the machine refused: disk full, permission denied, read-only
 
-The CLI prints each as `error: <problem> — <hint>` and exits with `err.exit_code`.
+Each error carries `what` went wrong, the offending `value`, and a `remedy` whose parameters
+and calls are data (`Param("force")`, `Call.of("judge", model="offline")`): `err.hint` says it to
+a library user (`force=True`), the CLI renders the same remedy with its flags (`--force`) and
+prints `error: <what> — <remedy>`, exiting with `err.exit_code`.
 """
 
-from judgepool.judge.errors import (
-    BudgetExceededError,
-    HolesFailedError,
-    JudgeError,
-    NothingLabelledError,
-)
-from judgepool.metrics.errors import GateRefusedError, RuleFailedError, UnderFloorError
-from judgepool.pooling.errors import (
-    DatabaseBusyError,
-    DatabaseError,
-    HostError,
-    InputError,
-    JudgepoolError,
-    UnknownFormatError,
-    UsageError,
-)
+from __future__ import annotations
+
+import errno
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
 __all__ = [
     "BudgetExceededError",
+    "Call",
     "DatabaseBusyError",
     "DatabaseError",
     "GateRefusedError",
@@ -50,8 +45,290 @@ __all__ = [
     "JudgeError",
     "JudgepoolError",
     "NothingLabelledError",
+    "Param",
+    "Remedy",
     "RuleFailedError",
     "UnderFloorError",
     "UnknownFormatError",
     "UsageError",
 ]
+
+
+class JudgepoolError(Exception):
+    """Base of every judgepool error, with structured fields: `what` went wrong (also
+    `str(err)`), the offending `value` when there is one, and the `remedy`, said in the library's
+    terms by `hint` (`force=True`) and in the CLI's by the command line (`--force`).
+    `exit_code` is for the CLI."""
+
+    exit_code: int = 1
+
+    def __init__(
+        self, message: str, hint: str | Remedy | None = None, *, value: object = None
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.value = value
+        self.remedy = _as_remedy(hint)
+
+    @property
+    def what(self) -> str:
+        """What went wrong, in one sentence."""
+        return self.message
+
+    @property
+    def hint(self) -> str | None:
+        """What to do, in the library's terms (parameters, `db.<verb>(...)` calls)."""
+        return None if self.remedy is None else str(self.remedy)
+
+    @hint.setter
+    def hint(self, text: str | Remedy | None) -> None:
+        self.remedy = _as_remedy(text)
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class InputError(JudgepoolError):
+    """A malformed input file (or DataFrame); names it and, when it applies, the 1-based line
+    (`unit` "row" for a DataFrame)."""
+
+    exit_code = 2
+
+    def __init__(
+        self,
+        path: str | Path,
+        problem: str,
+        line: int | None = None,
+        hint: str | None = None,
+        unit: str = "line",
+    ) -> None:
+        self.path = str(path)
+        self.line = line
+        self.problem = problem
+        where = f"{self.path}, {unit} {line}" if line is not None else self.path
+        super().__init__(f"{where}: {problem}", hint)
+
+
+class UnknownFormatError(InputError):
+    """The format of a file could not be told from its name or its first bytes."""
+
+
+class UsageError(JudgepoolError):
+    """An option, argument or name that cannot work as given."""
+
+    exit_code = 2
+
+
+class DatabaseError(JudgepoolError):
+    """The database file is missing, was written by a newer judgepool, or is otherwise unusable."""
+
+
+class DatabaseBusyError(DatabaseError):
+    """Another process held the database for longer than we were willing to wait."""
+
+
+class JudgeError(JudgepoolError):
+    """A judge could not be set up or reached (unknown model, missing key, bad api_base)."""
+
+
+class BudgetExceededError(JudgeError):
+    """A budget cap stopped labelling before it could be exceeded; what was done is kept."""
+
+    exit_code = 6
+
+
+class HolesFailedError(JudgeError):
+    """A judge run finished, but some holes ended `error` or `unparsed` (they stay holes)."""
+
+    exit_code = 4
+
+
+class NothingLabelledError(HolesFailedError):
+    """A judge run finished without labelling anything: every hole it attempted failed."""
+
+    exit_code = 5
+
+
+class GateRefusedError(JudgepoolError):
+    """A comparison refused because some run is under the judged@k gate (exit code 3).
+
+    `comparison` holds the refused comparison when the library raised it (`db.compare`): its
+    `refused` table names the runs, and its evaluation is there to look at.
+    """
+
+    exit_code = 3
+    comparison: Any = None
+
+
+class RuleFailedError(JudgepoolError):
+    """A `fail_on` rule broken: a candidate is significantly worse (or, for any-change,
+    different) on a watched measure (exit code 4)."""
+
+    exit_code = 4
+
+
+class UnderFloorError(JudgepoolError):
+    """A run's mean (or its interval's lower end) is under a floor (exit code 5)."""
+
+    exit_code = 5
+
+
+class HostError(JudgepoolError):
+    """The machine refused: a full disk, a permission, a read-only file system, no memory.
+
+    Not a bug in judgepool and not a bad input: the message says what the machine refused and
+    where, the hint what to change in the environment. Made by `host_error` from an `OSError`
+    or a DuckDB error that carries one."""
+
+
+# errno -> (what happened, what to do); {where} is the file or folder concerned.
+_HOST_PROBLEMS: dict[int, tuple[str, str]] = {
+    errno.ENOSPC: (
+        "disk full: no space left on the device of {where}",
+        "free some space there, or point judgepool at another disk (--db / JUDGEPOOL_DB for "
+        "the database, -o for an export, JUDGEPOOL_CACHE_DIR for the judge's cache), then run "
+        "the command again",
+    ),
+    errno.EDQUOT: (
+        "disk quota exceeded writing {where}",
+        "free some of your space there, or point judgepool at another disk (--db, -o, "
+        "JUDGEPOOL_CACHE_DIR), then run the command again",
+    ),
+    errno.EACCES: (
+        "permission denied: {where}",
+        "check who may read and write there (ls -ld {where}), or choose a path you can write",
+    ),
+    errno.EPERM: (
+        "operation not permitted: {where}",
+        "check the owner and flags there (ls -ld {where}), or choose a path you can write",
+    ),
+    errno.EROFS: (
+        "read-only file system: {where}",
+        "write to a writable disk instead (another -o, --db / JUDGEPOOL_DB or JUDGEPOOL_CACHE_DIR)",
+    ),
+    errno.EIO: (
+        "input/output error on {where}",
+        "the disk or network file system failed; check it (dmesg, df), then run again",
+    ),
+    errno.EMFILE: (
+        "too many open files (at {where})",
+        "raise the limit (ulimit -n 4096) or close other programs, then run again",
+    ),
+    errno.ENFILE: (
+        "the system has too many open files (at {where})",
+        "close other programs, then run again",
+    ),
+    errno.ENOMEM: (
+        "out of memory (at {where})",
+        "close other programs, or work on fewer runs at once (--run NAME), then run again",
+    ),
+    errno.EFBIG: (
+        "file too large: {where}",
+        "the file system or a limit (ulimit -f) caps file sizes; write to another disk",
+    ),
+    errno.ENAMETOOLONG: ("file name too long: {where}", "choose a shorter path"),
+}
+# The same problems as DuckDB words them inside its own exceptions.
+_DUCKDB_WORDS: tuple[tuple[str, int], ...] = (
+    ("no space left on device", errno.ENOSPC),
+    ("disk quota exceeded", errno.EDQUOT),
+    ("permission denied", errno.EACCES),
+    ("read-only file system", errno.EROFS),
+    ("too many open files", errno.EMFILE),
+    ("input/output error", errno.EIO),
+    ("out of memory", errno.ENOMEM),
+)
+_QUOTED_FILE = re.compile(r'file "([^"]+)"')
+
+
+def _host(code: int, where: str | None, detail: str | None = None) -> HostError | None:
+    found = _HOST_PROBLEMS.get(code)
+    if found is None:
+        return None
+    place = where or "standard output"
+    problem, hint = found
+    said = problem.format(where=place) + (f" ({detail})" if detail else "")
+    return HostError(said, hint.format(where=place))
+
+
+def host_error(err: BaseException) -> HostError | None:
+    """The environment problem behind `err` (an OSError, or a DuckDB error that reports one),
+    or None when `err` is something else (then it may well be a bug)."""
+    if isinstance(err, OSError) and err.errno is not None:
+        where = err.filename if isinstance(err.filename, str) else None
+        return _host(err.errno, where)
+    if type(err).__module__.split(".")[0] in ("duckdb", "_duckdb"):
+        text = str(err)
+        lowered = text.lower()
+        for words, code in _DUCKDB_WORDS:
+            if words in lowered or (code == errno.ENOMEM and "OutOfMemory" in type(err).__name__):
+                quoted = _QUOTED_FILE.search(text)
+                return _host(code, quoted[1] if quoted else "the database", text)
+    return None
+
+
+# -- remedies: what to do, said in the caller's terms ----------------------------------------
+
+
+@dataclass(frozen=True)
+class Param:
+    """A parameter a remedy asks for: `force=True` to a library user, `--force` on the command
+    line (the CLI maps names to flags; `value` None means "a value of your choice")."""
+
+    name: str
+    value: object = True
+
+
+@dataclass(frozen=True)
+class Call:
+    """A call a remedy asks for: `db.judge(model='offline', depth=10)` to a library user,
+    `judgepool judge --model offline --depth 10` on the command line. `verb` is the Database
+    method's name; `args` its positional arguments, `params` its keywords in order."""
+
+    verb: str
+    args: tuple[object, ...] = ()
+    params: tuple[tuple[str, object], ...] = ()
+
+    @classmethod
+    def of(cls, verb: str, *args: object, **params: object) -> Call:
+        """`Call.of("judge", model="offline")`: None-valued keywords are left out."""
+        kept = tuple((k, v) for k, v in params.items() if v is not None and v is not False)
+        return cls(verb, args, kept)
+
+
+Part = Param | Call
+
+
+@dataclass(frozen=True)
+class Remedy:
+    """What to do about an error: a sentence with a `{}` for each part, in order. `str()` says it
+    to a library user; the CLI renders the same parts as flags and commands."""
+
+    text: str
+    parts: tuple[Part, ...] = ()
+
+    def render(self, say: Callable[[Part], str]) -> str:
+        """The sentence with each part said by `say`."""
+        return self.text.format(*(say(p) for p in self.parts))
+
+    def __str__(self) -> str:
+        return self.render(library_words)
+
+
+def remedy(text: str, *parts: Part) -> Remedy:
+    """`remedy("pass {} to compare anyway", Param("force"))`."""
+    return Remedy(text, parts)
+
+
+def library_words(part: Part) -> str:
+    """A part as Python: `force=True`, `db.judge(model='offline')`."""
+    if isinstance(part, Param):
+        return part.name if part.value is None else f"{part.name}={part.value!r}"
+    said = [repr(a) for a in part.args] + [f"{k}={v!r}" for k, v in part.params]
+    return f"db.{part.verb}({', '.join(said)})"
+
+
+def _as_remedy(hint: str | Remedy | None) -> Remedy | None:
+    if hint is None or isinstance(hint, Remedy):
+        return hint
+    return Remedy(hint.replace("{", "{{").replace("}", "}}"))

@@ -64,8 +64,8 @@ def write_collection(folder: Path) -> dict[str, Path]:
 
 def write_judge_labels(db: Path) -> None:
     """The judge's labels of cand's `extra-N` docs (grade 1 on even queries, 0 on odd ones)."""
-    from judgepool.pooling.labels import Judgment, write_judgments
-    from judgepool.pooling.store import Store
+    from judgepool.pooling.store.connection import Store
+    from judgepool.pooling.store.judgments import Judgment, write_judgments
 
     write_judgments(
         Store(db),

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
+PKG = REPO / "judgepool"  # the code; the top-level pooling/, judge/ ... are links for reading
 SHARED_DATA = Path(os.environ.get("JUDGEPOOL_SHARED_DATA", REPO.parent / "shared" / "data"))
 # Hypothesis writes a cache to ./.hypothesis while collecting, before any fixture runs: not here.
 _HYPOTHESIS_HOME = Path(tempfile.gettempdir()) / "judgepool-hypothesis"

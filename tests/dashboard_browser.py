@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 # The browser `judgepool doctor` reports is the one these tests drive.
-from judgepool.diagnosis import find_chromium as find_chromium
+from judgepool.api.diagnosis import find_chromium as find_chromium
 
 REPO = Path(__file__).resolve().parent.parent
 CHROMIUM_FLAGS = (
@@ -82,9 +82,7 @@ class Served:
 
 
 @contextmanager
-def serve_dashboard(
-    db: Path, port: int, timeout: float = 60, cwd: Path = REPO
-) -> Iterator[Served]:
+def serve_dashboard(db: Path, port: int, timeout: float = 60, cwd: Path = REPO) -> Iterator[Served]:
     """`judgepool --db DB ui --port PORT` in `cwd`, ready to answer; stopped (SIGTERM) on exit."""
     server = subprocess.Popen(
         [sys.executable, "-m", "judgepool.ui.cli", "--db", str(db), "ui", "--port", str(port)],
@@ -178,9 +176,16 @@ class BrowserPage(DevTools):
         """Type one key (a letter or digit) as a person would, on whatever has the focus."""
         code = f"Digit{key}" if key.isdigit() else f"Key{key.upper()}"
         for kind in ("keyDown", "keyUp"):
-            self.call("Input.dispatchKeyEvent", self.session, type=kind, key=key, code=code,
-                      text=key if kind == "keyDown" else "",
-                      windowsVirtualKeyCode=ord(key.upper()))  # fmt: skip
+            self.call(
+                "Input.dispatchKeyEvent",
+                self.session,
+                type=kind,
+                key=key,
+                code=code,
+                text=key if kind == "keyDown" else "",
+                windowsVirtualKeyCode=ord(key.upper()),
+            )
+
     def click(self, selector: str, containing: str) -> None:
         """Click, with the mouse as a person does, the first `selector` element whose text has
         `containing` (scrolled into view first)."""
@@ -202,9 +207,14 @@ class BrowserPage(DevTools):
         """A left click of the mouse at viewport coordinates (x, y)."""
         for kind in ("mouseMoved", "mousePressed", "mouseReleased"):
             self.call(
-                "Input.dispatchMouseEvent", self.session, type=kind, x=x, y=y,
-                button="left", clickCount=1,
-            )  # fmt: skip
+                "Input.dispatchMouseEvent",
+                self.session,
+                type=kind,
+                x=x,
+                y=y,
+                button="left",
+                clickCount=1,
+            )
 
     def click_table_row(self, table: int, row: int) -> None:
         """Click the selection box of row `row` (0 = first) of the page's `table`-th dataframe

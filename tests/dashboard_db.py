@@ -27,8 +27,8 @@ from typing import Any
 from judgepool.pooling.ingest_labels import ingest_qrels
 from judgepool.pooling.ingest_runs import ingest_run
 from judgepool.pooling.ingest_texts import ingest_docs, ingest_queries
-from judgepool.pooling.labels import Judgment, write_judgments
-from judgepool.pooling.store import Store
+from judgepool.pooling.store.connection import Store
+from judgepool.pooling.store.judgments import Judgment, write_judgments
 
 Writer = Callable[[str, str | bytes], Path]
 
@@ -127,7 +127,7 @@ def build(store: Store, write: Writer) -> Store:
     return store
 
 
-APP = Path(__file__).resolve().parent.parent / "ui" / "app.py"
+APP = Path(__file__).resolve().parent.parent / "judgepool" / "ui" / "app.py"
 PAGES = ("runs", "compare", "audit", "export")
 
 

@@ -19,8 +19,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from judgepool.pooling.activity import activity
-from judgepool.pooling.store import Store
+from judgepool.pooling.store.activity import activity
+from judgepool.pooling.store.connection import Store
 from tests.fake_openai import FakeOpenAI, FakeRequest, Reply, default_reply
 
 REPO = Path(__file__).resolve().parent.parent
@@ -83,8 +83,18 @@ def held_judge(db: Path, answered: int = 5, timeout: float = 60) -> Iterator[Hel
         env = {**os.environ, "OPENAI_API_KEY": "sk-test-not-a-key"}
         process = subprocess.Popen(
             [
-                sys.executable, "-m", "judgepool.ui.cli", "--db", str(db), "judge",
-                "--model", MODEL, "--api-base", fake.api_base, "--concurrency", "2",
+                sys.executable,
+                "-m",
+                "judgepool.ui.cli",
+                "--db",
+                str(db),
+                "judge",
+                "--model",
+                MODEL,
+                "--api-base",
+                fake.api_base,
+                "--concurrency",
+                "2",
                 "--no-canaries",  # the holes only: the banner counts them
             ],
             cwd=REPO,
@@ -92,12 +102,17 @@ def held_judge(db: Path, answered: int = 5, timeout: float = 60) -> Iterator[Hel
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
-        )  # fmt: skip
+        )
         judge = HeldJudge(process, gate, store)
         try:
-            _wait(lambda: process.poll() is not None or (
-                judge_labels(store) >= answered and activity(store).judges
-            ), f"{answered} labels written by a judge holding claims", timeout)  # fmt: skip
+            _wait(
+                lambda: (
+                    process.poll() is not None
+                    or (judge_labels(store) >= answered and activity(store).judges)
+                ),
+                f"{answered} labels written by a judge holding claims",
+                timeout,
+            )
             if process.poll() is not None:
                 raise RuntimeError(f"the judge ended early: {process.communicate()[1]}")
             yield judge

@@ -44,9 +44,15 @@ class StoredFile:
     created_at: int
 
     def describe(self) -> dict[str, Any]:
-        return {"id": self.id, "object": "file", "bytes": len(self.data),
-                "created_at": self.created_at, "filename": self.filename,
-                "purpose": self.purpose, "status": "processed"}
+        return {
+            "id": self.id,
+            "object": "file",
+            "bytes": len(self.data),
+            "created_at": self.created_at,
+            "filename": self.filename,
+            "purpose": self.purpose,
+            "status": "processed",
+        }
 
 
 @dataclass
@@ -71,23 +77,38 @@ class FakeBatch:
     def describe(self) -> dict[str, Any]:
         total = len(self.lines)
         return {
-            "id": self.id, "object": "batch", "endpoint": self.endpoint,
-            "input_file_id": self.input_file_id, "completion_window": self.completion_window,
-            "status": self.status, "created_at": self.created_at,
-            "output_file_id": self.output_file_id, "error_file_id": self.error_file_id,
+            "id": self.id,
+            "object": "batch",
+            "endpoint": self.endpoint,
+            "input_file_id": self.input_file_id,
+            "completion_window": self.completion_window,
+            "status": self.status,
+            "created_at": self.created_at,
+            "output_file_id": self.output_file_id,
+            "error_file_id": self.error_file_id,
             "errors": {"object": "list", "data": self.errors} if self.errors else None,
             "metadata": self.metadata,
-            "request_counts": {"total": total, "completed": self.completed,
-                               "failed": self.failed},
+            "request_counts": {"total": total, "completed": self.completed, "failed": self.failed},
             **{f"{name}_at": stamp for name, stamp in self.times.items()},
         }
 
 
-def line_json(batch: FakeBatch, n: int, custom_id: str, response: dict[str, Any] | None,
-              error: dict[str, Any] | None) -> bytes:
+def line_json(
+    batch: FakeBatch,
+    n: int,
+    custom_id: str,
+    response: dict[str, Any] | None,
+    error: dict[str, Any] | None,
+) -> bytes:
     """One line of an output or error file."""
-    return json.dumps({"id": f"batch_req_{batch.id}_{n}", "custom_id": custom_id,
-                       "response": response, "error": error}).encode()
+    return json.dumps(
+        {
+            "id": f"batch_req_{batch.id}_{n}",
+            "custom_id": custom_id,
+            "response": response,
+            "error": error,
+        }
+    ).encode()
 
 
 def to_json(value: Any) -> bytes:
@@ -96,8 +117,16 @@ def to_json(value: Any) -> bytes:
 
 def error_json(message: str, code: str | None = None) -> bytes:
     """An OpenAI-shaped error body."""
-    return to_json({"error": {"message": message, "type": "invalid_request_error",
-                              "param": None, "code": code}})
+    return to_json(
+        {
+            "error": {
+                "message": message,
+                "type": "invalid_request_error",
+                "param": None,
+                "code": code,
+            }
+        }
+    )
 
 
 def multipart_fields(content_type: str, raw: bytes) -> dict[str, tuple[str, bytes]]:
@@ -114,6 +143,8 @@ def multipart_fields(content_type: str, raw: bytes) -> dict[str, tuple[str, byte
         name = re.search(r'\bname="([^"]*)"', disposition)
         filename = re.search(r'\bfilename="([^"]*)"', disposition)
         if name:
-            fields[name.group(1)] = (filename.group(1) if filename else "",
-                                     body.removesuffix(b"\r\n"))
+            fields[name.group(1)] = (
+                filename.group(1) if filename else "",
+                body.removesuffix(b"\r\n"),
+            )
     return fields

@@ -70,24 +70,34 @@ def provider_error(status: int, message: str, kind: str, code: str | None = None
 
 
 QUOTA = provider_error(
-    429, "You exceeded your current quota, please check your plan and billing details.",
-    "insufficient_quota", "insufficient_quota",
+    429,
+    "You exceeded your current quota, please check your plan and billing details.",
+    "insufficient_quota",
+    "insufficient_quota",
 )
 BAD_KEY = provider_error(
-    401, "Incorrect API key provided. You can find your API key in your account settings.",
-    "invalid_request_error", "invalid_api_key",
+    401,
+    "Incorrect API key provided. You can find your API key in your account settings.",
+    "invalid_request_error",
+    "invalid_api_key",
 )
 FORBIDDEN = provider_error(
-    403, "Project does not have access to model fake-model.", "invalid_request_error",
+    403,
+    "Project does not have access to model fake-model.",
+    "invalid_request_error",
     "model_not_found",
 )
 NO_MODEL = provider_error(
-    404, "The model `fake-model` does not exist or you do not have access to it.",
-    "invalid_request_error", "model_not_found",
+    404,
+    "The model `fake-model` does not exist or you do not have access to it.",
+    "invalid_request_error",
+    "model_not_found",
 )
 CONTEXT_TOO_LONG = provider_error(
-    400, "This model's maximum context length is 8192 tokens. However, your messages resulted "
-    "in 210382 tokens. Please reduce the length of the messages.", "invalid_request_error",
+    400,
+    "This model's maximum context length is 8192 tokens. However, your messages resulted "
+    "in 210382 tokens. Please reduce the length of the messages.",
+    "invalid_request_error",
     "context_length_exceeded",
 )
 

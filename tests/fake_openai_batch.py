@@ -157,34 +157,68 @@ class FakeBatchAPI:
         errors: list[dict[str, Any]] = []
         lines: list[dict[str, Any]] = []
         if stored is None or stored.purpose != "batch":
-            errors.append({"code": "invalid_file", "message": "input file not found or not "
-                           "uploaded with purpose batch", "line": None})
+            errors.append(
+                {
+                    "code": "invalid_file",
+                    "message": "input file not found or not uploaded with purpose batch",
+                    "line": None,
+                }
+            )
         else:
             if len(stored.data) > self.max_bytes:
-                errors.append({"code": "file_too_large", "line": None, "message":
-                               f"file has {len(stored.data)} bytes, limit {self.max_bytes}"})
+                errors.append(
+                    {
+                        "code": "file_too_large",
+                        "line": None,
+                        "message": f"file has {len(stored.data)} bytes, limit {self.max_bytes}",
+                    }
+                )
             seen: set[str] = set()
             for number, raw in enumerate(stored.data.splitlines(), start=1):
                 try:
                     line = json.loads(raw)
                     custom_id = line["custom_id"]
-                    ok = (line.get("method") == "POST" and line.get("url") == batch.endpoint
-                          and isinstance(line.get("body"), dict) and "model" in line["body"])
+                    ok = (
+                        line.get("method") == "POST"
+                        and line.get("url") == batch.endpoint
+                        and isinstance(line.get("body"), dict)
+                        and "model" in line["body"]
+                    )
                 except (ValueError, KeyError, TypeError):
-                    errors.append({"code": "invalid_json_line", "line": number,
-                                   "message": "line is not a batch request"})
+                    errors.append(
+                        {
+                            "code": "invalid_json_line",
+                            "line": number,
+                            "message": "line is not a batch request",
+                        }
+                    )
                     continue
                 if not ok:
-                    errors.append({"code": "invalid_request", "line": number,
-                                   "message": "method, url or body do not match the batch"})
+                    errors.append(
+                        {
+                            "code": "invalid_request",
+                            "line": number,
+                            "message": "method, url or body do not match the batch",
+                        }
+                    )
                 elif custom_id in seen:
-                    errors.append({"code": "duplicate_custom_id", "line": number,
-                                   "message": f"custom_id {custom_id} appears twice"})
+                    errors.append(
+                        {
+                            "code": "duplicate_custom_id",
+                            "line": number,
+                            "message": f"custom_id {custom_id} appears twice",
+                        }
+                    )
                 seen.add(custom_id)
                 lines.append(line)
             if len(lines) > self.max_requests:
-                errors.append({"code": "too_many_requests", "line": None, "message":
-                               f"{len(lines)} requests, limit {self.max_requests}"})
+                errors.append(
+                    {
+                        "code": "too_many_requests",
+                        "line": None,
+                        "message": f"{len(lines)} requests, limit {self.max_requests}",
+                    }
+                )
         if errors:
             batch.status, batch.errors = "failed", errors[:20]
             batch.times["failed"] = int(time.time())
@@ -235,11 +269,21 @@ class FakeBatchAPI:
                 batch.failed += 1
                 errors.append(text)
         if status == "expired" and self.expired_errors:
-            for n, line in enumerate(batch.lines[batch.done:], start=batch.done):
+            for n, line in enumerate(batch.lines[batch.done :], start=batch.done):
                 batch.failed += 1
-                errors.append(line_json(batch, n, line["custom_id"], None, {
-                    "code": "batch_expired", "message": "This request could not be executed "
-                    "before the completion window expired."}))
+                errors.append(
+                    line_json(
+                        batch,
+                        n,
+                        line["custom_id"],
+                        None,
+                        {
+                            "code": "batch_expired",
+                            "message": "This request could not be executed "
+                            "before the completion window expired.",
+                        },
+                    )
+                )
         self.random.shuffle(output)  # the provider promises no order: neither do we
         if output:
             batch.output_file_id = self._store("batch_output.jsonl", "batch_output", output)
@@ -266,36 +310,69 @@ class FakeBatchAPI:
         if fault is not None and fault.kind == "corrupt":
             return "corrupt", b'{"id": "batch_req_x", "custom_id": "' + custom_id.encode()
         if fault is not None:
-            return "error", line_json(batch, n, custom_id, None,
-                                  {"code": fault.code, "message": fault.message})
+            return "error", line_json(
+                batch, n, custom_id, None, {"code": fault.code, "message": fault.message}
+            )
         reply = self.reply(request)
         self.by_passage[request.passage] += 1
         if reply.status != 200:
-            error = {"error": {"message": reply.content or "error", "type": "server_error",
-                               "param": None, "code": None}}
-            return "failed", line_json(batch, n, custom_id, {"status_code": reply.status,
-                                   "request_id": f"req_{batch.id}_{n}", "body": error}, None)
+            error = {
+                "error": {
+                    "message": reply.content or "error",
+                    "type": "server_error",
+                    "param": None,
+                    "code": None,
+                }
+            }
+            return "failed", line_json(
+                batch,
+                n,
+                custom_id,
+                {"status_code": reply.status, "request_id": f"req_{batch.id}_{n}", "body": error},
+                None,
+            )
         content = reply.content or ""
         prompt_tokens, completion_tokens = self.usage or (
-            max(1, len(prompt) // 4), max(1, len(content) // 4))
+            max(1, len(prompt) // 4),
+            max(1, len(content) // 4),
+        )
         completion = {
-            "id": f"chatcmpl-{batch.id}-{n}", "object": "chat.completion",
-            "created": int(time.time()), "model": body.get("model", "fake"),
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": content},
-                         "finish_reason": "stop"}],
-            "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
-                      "total_tokens": prompt_tokens + completion_tokens},
+            "id": f"chatcmpl-{batch.id}-{n}",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": body.get("model", "fake"),
+            "choices": [
+                {
+                    "index": 0,
+                    "message": {"role": "assistant", "content": content},
+                    "finish_reason": "stop",
+                }
+            ],
+            "usage": {
+                "prompt_tokens": prompt_tokens,
+                "completion_tokens": completion_tokens,
+                "total_tokens": prompt_tokens + completion_tokens,
+            },
         }
-        return "ok", line_json(batch, n, custom_id, {"status_code": 200,
-                           "request_id": f"req_{batch.id}_{n}", "body": completion}, None)
+        return "ok", line_json(
+            batch,
+            n,
+            custom_id,
+            {"status_code": 200, "request_id": f"req_{batch.id}_{n}", "body": completion},
+            None,
+        )
 
     # -- HTTP --------------------------------------------------------------------------------
 
-    def _route(self, method: str, path: str, headers: dict[str, str],
-               raw: bytes) -> tuple[int, bytes, dict[str, str]]:
+    def _route(
+        self, method: str, path: str, headers: dict[str, str], raw: bytes
+    ) -> tuple[int, bytes, dict[str, str]]:
         path, _, query = path.partition("?")
-        matches = [(name, found) for verb, pattern, name in ROUTES
-                   if verb == method and (found := pattern.match(path)) is not None]
+        matches = [
+            (name, found)
+            for verb, pattern, name in ROUTES
+            if verb == method and (found := pattern.match(path)) is not None
+        ]
         if not matches:
             return 404, error_json("no such route", "not_found"), {}
         name, found = matches[0]
@@ -325,11 +402,17 @@ class FakeBatchAPI:
 
     def _files(self, params: dict[str, str]) -> tuple[int, bytes, dict[str, str]]:
         """GET /v1/files: every file (of `purpose`, when given), newest first."""
-        files = [f for f in self.files.values()
-                 if "purpose" not in params or f.purpose == params["purpose"]]
+        files = [
+            f
+            for f in self.files.values()
+            if "purpose" not in params or f.purpose == params["purpose"]
+        ]
         files.sort(key=lambda f: f.id, reverse=True)
-        return 200, to_json({"object": "list", "data": [f.describe() for f in files],
-                             "has_more": False}), {}
+        return (
+            200,
+            to_json({"object": "list", "data": [f.describe() for f in files], "has_more": False}),
+            {},
+        )
 
     def _list(self, params: dict[str, str]) -> tuple[int, bytes, dict[str, str]]:
         """GET /v1/batches: newest first, `limit` per page, after the batch id `after`."""
@@ -338,13 +421,23 @@ class FakeBatchAPI:
             newest = [b for b in newest if b.id < params["after"]]
         limit = int(params.get("limit", "20"))
         page = newest[:limit]
-        return 200, to_json({"object": "list", "data": [b.describe() for b in page],
-                           "first_id": page[0].id if page else None,
-                           "last_id": page[-1].id if page else None,
-                           "has_more": len(newest) > limit}), {}
+        return (
+            200,
+            to_json(
+                {
+                    "object": "list",
+                    "data": [b.describe() for b in page],
+                    "first_id": page[0].id if page else None,
+                    "last_id": page[-1].id if page else None,
+                    "has_more": len(newest) > limit,
+                }
+            ),
+            {},
+        )
 
-    def _serve(self, name: str, ident: str | None, headers: dict[str, str],
-               raw: bytes) -> tuple[int, bytes, dict[str, str]]:
+    def _serve(
+        self, name: str, ident: str | None, headers: dict[str, str], raw: bytes
+    ) -> tuple[int, bytes, dict[str, str]]:
         if name == "upload":
             fields = multipart_fields(headers.get("content-type", ""), raw)
             if "file" not in fields or "purpose" not in fields:
@@ -353,8 +446,9 @@ class FakeBatchAPI:
             if len(data) > self.max_bytes:
                 return 413, error_json(f"file is larger than {self.max_bytes} bytes"), {}
             file_id = self._next_id("file")
-            stored = StoredFile(file_id, filename, fields["purpose"][1].decode(), data,
-                                int(time.time()))
+            stored = StoredFile(
+                file_id, filename, fields["purpose"][1].decode(), data, int(time.time())
+            )
             self.files[file_id] = stored
             return 200, to_json(stored.describe()), {}
         if name in ("file", "content"):
@@ -368,9 +462,14 @@ class FakeBatchAPI:
             body = json.loads(raw or b"{}")
             if body.get("input_file_id") not in self.files:
                 return 400, error_json(f"input file {body.get('input_file_id')} not found"), {}
-            batch = FakeBatch(self._next_id("batch"), body["input_file_id"],
-                              body.get("endpoint", ""), body.get("completion_window", ""),
-                              body.get("metadata"), int(time.time()))
+            batch = FakeBatch(
+                self._next_id("batch"),
+                body["input_file_id"],
+                body.get("endpoint", ""),
+                body.get("completion_window", ""),
+                body.get("metadata"),
+                int(time.time()),
+            )
             self.batches[batch.id] = batch
             return 200, to_json(batch.describe()), {}
         batch_found = self.batches.get(ident or "")
@@ -404,8 +503,7 @@ class FakeBatchAPI:
                     status, body, extra = fake._route(method, self.path, headers, raw)
                 try:
                     self.send_response(status)
-                    self.send_header("Content-Type", extra.pop("Content-Type",
-                                                               "application/json"))
+                    self.send_header("Content-Type", extra.pop("Content-Type", "application/json"))
                     self.send_header("Content-Length", str(len(body)))
                     for key, value in extra.items():
                         self.send_header(key, value)
@@ -439,11 +537,15 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--max-bytes", type=int, default=OPENAI_MAX_BYTES)
     parser.add_argument("--lifetime", type=float, default=1800.0, help="exit after seconds")
     args = parser.parse_args(argv)
-    server = FakeBatchAPI(polls_validating=args.polls_validating,
-                          polls_in_progress=args.polls_in_progress,
-                          max_requests=args.max_requests, max_bytes=args.max_bytes).start()
-    watcher = threading.Thread(target=_watch_parent, args=(os.getppid(), args.lifetime),
-                               daemon=True)
+    server = FakeBatchAPI(
+        polls_validating=args.polls_validating,
+        polls_in_progress=args.polls_in_progress,
+        max_requests=args.max_requests,
+        max_bytes=args.max_bytes,
+    ).start()
+    watcher = threading.Thread(
+        target=_watch_parent, args=(os.getppid(), args.lifetime), daemon=True
+    )
     watcher.start()
     print(f"PORT {server.port}", flush=True)
     watcher.join()

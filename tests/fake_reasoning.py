@@ -48,22 +48,25 @@ def reasoning_body(
     if reasoning is not None and where == "reasoning_content":
         message["reasoning_content"] = reasoning
     elif reasoning is not None:
-        message["thinking_blocks"] = [{"type": "thinking", "thinking": reasoning,
-                                       "signature": "fake-signature"}]
+        message["thinking_blocks"] = [
+            {"type": "thinking", "thinking": reasoning, "signature": "fake-signature"}
+        ]
     completion = ANSWER_TOKENS + reasoning_tokens
-    return json.dumps({
-        "id": "chatcmpl-reasoning",
-        "object": "chat.completion",
-        "created": int(time.time()),
-        "model": request.body.get("model", "fake"),
-        "choices": [{"index": 0, "message": message, "finish_reason": finish_reason}],
-        "usage": {
-            "prompt_tokens": PROMPT_TOKENS,
-            "completion_tokens": completion,
-            "total_tokens": PROMPT_TOKENS + completion,
-            "completion_tokens_details": {"reasoning_tokens": reasoning_tokens},
-        },
-    }).encode()
+    return json.dumps(
+        {
+            "id": "chatcmpl-reasoning",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": request.body.get("model", "fake"),
+            "choices": [{"index": 0, "message": message, "finish_reason": finish_reason}],
+            "usage": {
+                "prompt_tokens": PROMPT_TOKENS,
+                "completion_tokens": completion,
+                "total_tokens": PROMPT_TOKENS + completion,
+                "completion_tokens_details": {"reasoning_tokens": reasoning_tokens},
+            },
+        }
+    ).encode()
 
 
 def reasoned(request: FakeRequest) -> Reply:
@@ -73,8 +76,9 @@ def reasoned(request: FakeRequest) -> Reply:
     return Reply(body=reasoning_body(request, f"##final score: {grade}", draft))
 
 
-def answer_in_reasoning(where: str = "reasoning_content",
-                        finish_reason: str = "stop") -> Callable[[FakeRequest], Reply]:
+def answer_in_reasoning(
+    where: str = "reasoning_content", finish_reason: str = "stop"
+) -> Callable[[FakeRequest], Reply]:
     """Replies whose answer is empty and whose reasoning ends with the fixed line."""
 
     def reply(request: FakeRequest) -> Reply:

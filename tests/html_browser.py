@@ -39,8 +39,11 @@ def _record(load: PageLoad, event: dict[str, Any]) -> None:
     load.events.append(method)
     if method == "Network.requestWillBeSent":
         load.requests.append(str(params["request"]["url"]))
-    elif method == "Runtime.consoleAPICalled" and params.get("type") in ("error", "warning",
-                                                                          "assert"):
+    elif method == "Runtime.consoleAPICalled" and params.get("type") in (
+        "error",
+        "warning",
+        "assert",
+    ):
         load.console.append(f"console.{params['type']}: {params.get('args')}")
     elif method == "Runtime.exceptionThrown":
         load.console.append(f"exception: {params.get('exceptionDetails')}")
@@ -56,17 +59,25 @@ def load_file(browser: str, path: Path, settle: float = 1.5) -> PageLoad:
     load = PageLoad()
     with tempfile.TemporaryDirectory(prefix="judgepool-html-", ignore_cleanup_errors=True) as prof:
         chrome = subprocess.Popen(
-            [browser, *CHROMIUM_FLAGS, f"--user-data-dir={prof}",
-             f"--remote-debugging-port={port}", "about:blank"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
-        )  # fmt: skip
+            [
+                browser,
+                *CHROMIUM_FLAGS,
+                f"--user-data-dir={prof}",
+                f"--remote-debugging-port={port}",
+                "about:blank",
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
         try:
             version = json.loads(_wait_http(f"http://127.0.0.1:{port}/json/version", 30))
             with connect(version["webSocketDebuggerUrl"], max_size=64 * 2**20) as ws:
                 tab = DevTools(ws, keep_events=True)
                 target = tab.call("Target.createTarget", url="about:blank")["targetId"]
-                session = tab.call("Target.attachToTarget", targetId=target,
-                                   flatten=True)["sessionId"]  # fmt: skip
+                session = tab.call("Target.attachToTarget", targetId=target, flatten=True)[
+                    "sessionId"
+                ]
                 for domain in ("Network", "Runtime", "Log", "Page"):
                     tab.call(f"{domain}.enable", session)
                 tab.call("Page.navigate", session, url=path.resolve().as_uri())
@@ -78,8 +89,9 @@ def load_file(browser: str, path: Path, settle: float = 1.5) -> PageLoad:
                     tab.call("Runtime.evaluate", session, expression="1")  # reads the events
                 time.sleep(settle)  # late requests or errors, if the page made any
                 said = "[document.body.innerText, document.querySelectorAll('svg').length]"
-                found = tab.call("Runtime.evaluate", session, returnByValue=True,
-                                 expression=said)["result"]["value"]  # fmt: skip
+                found = tab.call("Runtime.evaluate", session, returnByValue=True, expression=said)[
+                    "result"
+                ]["value"]
                 load.text, load.svgs = str(found[0]), int(found[1])
                 for event in tab.seen:
                     _record(load, event)

@@ -20,7 +20,7 @@ import pytest
 from judgepool.pooling.ingest_labels import ingest_qrels
 from judgepool.pooling.ingest_runs import ingest_run
 from judgepool.pooling.ingest_texts import ingest_docs, ingest_queries
-from judgepool.pooling.store import Store
+from judgepool.pooling.store.connection import Store
 
 Writer = Callable[[str, str | bytes], Path]
 
@@ -58,10 +58,7 @@ EXPECTED = {"c1": 3, "c2": 2, "c3": 1, "c5": 2, "c6": 2, "c7": 3, "c10": 3}
 def build_collection(store: Store, write: Writer, doc_qrels: bool = False) -> Store:
     """Ingest the collection into `store` (doc-level qrels too when asked)."""
     ingest_queries(store, write("topics.tsv", QUERIES))
-    lines = [
-        json.dumps({"doc_id": d, "parent_id": p, "text": t})
-        for d, p, t in CHUNKS
-    ]
+    lines = [json.dumps({"doc_id": d, "parent_id": p, "text": t}) for d, p, t in CHUNKS]
     ingest_docs(store, write("chunks.jsonl", "\n".join(lines) + "\n"))
     ingest_run(store, write("A.trec", RUN_A + "\n"))
     ingest_run(store, write("B.trec", RUN_B + "\n"))

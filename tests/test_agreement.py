@@ -8,11 +8,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from judgepool.agreement import binary_confusion, confusion, kappa
 from judgepool.metrics.agreement import agreement, agreement_from
-from judgepool.pooling.labels import Judgment, write_judgments
-from judgepool.pooling.overrides import override_label
-from judgepool.pooling.store import Store
+from judgepool.pooling.audit.overrides import override_label
+from judgepool.pooling.store.connection import Store
+from judgepool.pooling.store.judgments import Judgment, write_judgments
+from judgepool.stats.agreement import binary_confusion, confusion, kappa
 from tests.dashboard_db import JUDGE, build, doc
 
 Writer = Callable[[str, str | bytes], Path]

@@ -112,8 +112,12 @@ def test_dataframes_are_ingested_and_checked_like_files(tmp_path: Path) -> None:
     db = jp.open(tmp_path / "frames.duckdb")
     db.ingest_queries(pl.DataFrame({"qid": ["q1", "q2"], "text": ["boiling water", "hamlet"]}))
     db.ingest_docs(pl.DataFrame({"doc_id": ["d1", "d2", "d3"], "text": ["a", "b", None]}))
-    db.ingest_run(pl.DataFrame({"qid": ["q1", "q1", "q2"], "doc_id": ["d1", "d2", "d3"],
-                                "score": [2.0, 1.0, 0.5]}), name="bm25")  # fmt: skip
+    db.ingest_run(
+        pl.DataFrame(
+            {"qid": ["q1", "q1", "q2"], "doc_id": ["d1", "d2", "d3"], "score": [2.0, 1.0, 0.5]}
+        ),
+        name="bm25",
+    )
     db.ingest_qrels(
         pl.DataFrame({"qid": ["q1", "q2"], "doc_id": ["d1", "d3"], "grade": [2, 0]}),
         labeller="assessors",
@@ -131,12 +135,15 @@ def test_dataframes_are_ingested_and_checked_like_files(tmp_path: Path) -> None:
     # The same checks and errors as files, naming the DataFrame's row, and nothing written.
     typed = r"DataFrame: column .qid. holds DOUBLE values \(row 1: 1.5\): ids must be strings"
     with pytest.raises(jp.errors.InputError, match=typed):
-        db.ingest_run(pl.DataFrame({"qid": [1.5, 2.5], "doc_id": ["a", "b"], "score": [1, 2]}),
-                      name="bad")  # fmt: skip
+        db.ingest_run(
+            pl.DataFrame({"qid": [1.5, 2.5], "doc_id": ["a", "b"], "score": [1, 2]}), name="bad"
+        )
     graded = r"DataFrame, row 2: grade 'high' is not an integer"
     with pytest.raises(jp.errors.InputError, match=graded):
-        db.ingest_qrels(pl.DataFrame({"qid": ["q1", "q1"], "doc_id": ["x", "y"],
-                                      "grade": ["1", "high"]}), labeller="h")  # fmt: skip
+        db.ingest_qrels(
+            pl.DataFrame({"qid": ["q1", "q1"], "doc_id": ["x", "y"], "grade": ["1", "high"]}),
+            labeller="h",
+        )
     with pytest.raises(jp.errors.InputError, match="DataFrame has no rows"):
         db.ingest_run(pl.DataFrame({"qid": [], "doc_id": [], "score": []}), name="bm25")
     with pytest.raises(jp.errors.UsageError, match="no file name to take the run name") as no:

@@ -15,18 +15,18 @@ from pathlib import Path
 import pytest
 
 import judgepool as jp
-from judgepool.pooling.audit_labels import save_audit_label, undo_audit_label
-from judgepool.pooling.audit_queries import (
+from judgepool.errors import UsageError
+from judgepool.pooling.audit.grades import save_audit_label, undo_audit_label
+from judgepool.pooling.audit.samples import (
     audited_queries,
     evaluation_set,
     latest_sample,
     seeded_order,
 )
-from judgepool.pooling.errors import UsageError
 from judgepool.pooling.export import export_labels
 from judgepool.pooling.ingest_labels import ingest_qrels
 from judgepool.pooling.ingest_texts import ingest_docs
-from judgepool.pooling.store import Store
+from judgepool.pooling.store.connection import Store
 from tests.conftest import CliResult
 from tests.dashboard_db import QIDS, build
 
@@ -49,11 +49,14 @@ def test_a_sample_is_a_recorded_seeded_uniform_draw(store: Store, cli: Cli) -> N
     assert (sample.depth, sample.runs, sample.labeller) == (10, (), None)
     assert f"drew 3 of 6 queries (seed 7): audit sample #{sample.id}" in done.out
     assert "queries: " + " ".join(expected) in done.out
-    assert "to label: 15 judge-labelled pairs in their pool, 12 with a human label already, 3 " \
-           "left" in done.out  # fmt: skip
+    assert (
+        "to label: 15 judge-labelled pairs in their pool, 12 with a human label already, 3 "
+        "left" in done.out
+    )
     # The listing command names the database, so it can be copied as it is.
-    assert f"list them with: judgepool --db {store.path} audit sample --list --format tsv" \
-           in done.out  # fmt: skip
+    assert (
+        f"list them with: judgepool --db {store.path} audit sample --list --format tsv" in done.out
+    )
     assert evaluation_set(store, "chunk") == sorted(QIDS)
     # The same draw again records nothing; a larger one keeps the first queries (nested).
     same = cli("audit", "sample", "--queries", "3", "--seed", "7")
@@ -78,9 +81,7 @@ def test_another_seed_or_size_is_refused_with_what_to_do(store: Store, cli: Cli)
     assert cli("audit", "status", "--level", "doc").code == 2  # no sample at the doc level
 
 
-def test_the_listing_is_blind_with_texts_and_escapes(
-    store: Store, cli: Cli, write: Writer
-) -> None:
+def test_the_listing_is_blind_with_texts_and_escapes(store: Store, cli: Cli, write: Writer) -> None:
     odd = "first line\nsecond\tcolumn \\ back"
     ingest_docs(store, write("odd.jsonl", json.dumps({"doc_id": "q2-d10", "text": odd}) + "\n"))
     assert cli("audit", "sample", "--queries", "6", "--seed", "1").code == 0
@@ -94,8 +95,13 @@ def test_the_listing_is_blind_with_texts_and_escapes(
     assert "give them back as TREC qrels" in listed.err
     every = cli("audit", "sample", "--list", "--all", "--format", "jsonl")
     objects = [json.loads(line) for line in every.out.splitlines()]
-    assert len(objects) == 30 and set(objects[0]) == {"qid", "doc_id", "query", "passage",
-                                                      "human_grade"}  # fmt: skip
+    assert len(objects) == 30 and set(objects[0]) == {
+        "qid",
+        "doc_id",
+        "query",
+        "passage",
+        "human_grade",
+    }
     assert sum(o["human_grade"] is None for o in objects) == 6
     assert next(o for o in objects if o["doc_id"] == "q2-d10")["passage"] == odd
 
@@ -138,8 +144,13 @@ def test_a_queue_grade_is_a_human_label_and_undo_removes_it(store: Store) -> Non
             "SELECT provenance FROM judgments WHERE id = ?", [saved.id]
         ).fetchone()
     assert provenance is not None
-    expected = {"kind": "audit", "sample": 1, "user": "ana", "via": "dashboard",
-                "judge_grade_hidden": True}  # fmt: skip
+    expected = {
+        "kind": "audit",
+        "sample": 1,
+        "user": "ana",
+        "via": "dashboard",
+        "judge_grade_hidden": True,
+    }
     assert json.loads(provenance[0]) == expected
     later = save_audit_label(store, 1, "q3", "q3-d10", 2, "ana")
     with pytest.raises(UsageError, match="is not the newest audit label"):

@@ -17,7 +17,7 @@ import pytest
 
 from judgepool.judge.batch.support import batch_rates
 from judgepool.judge.llm import LLMJudge, LLMSettings
-from judgepool.pooling.store import Store
+from judgepool.pooling.store.connection import Store
 from tests.conftest import CliResult
 from tests.fake_openai import FakeOpenAI, FakeRequest, Reply, default_reply
 from tests.fake_openai_batch import FakeBatchAPI, LineFault
@@ -80,8 +80,11 @@ def test_dry_run_shows_holes_cache_files_and_both_prices_without_a_key(
     assert re.search(r"holes\s+8\b", out) and re.search(r"without text\s+1\b", out)
     assert re.search(r"to send\s+7\s+6 requests", out)
     assert re.search(r"batch files: 1 \(6 requests / 1\d\.\d kB\); limits: OpenAI batch guide", out)
-    prices = re.search(r"estimated cost: \$(\d\.\d+) at batch price \(litellm batch price\), "
-                       r"worst case \$(\d\.\d+); online it would be \$(\d\.\d+)", out)
+    prices = re.search(
+        r"estimated cost: \$(\d\.\d+) at batch price \(litellm batch price\), "
+        r"worst case \$(\d\.\d+); online it would be \$(\d\.\d+)",
+        out,
+    )
     assert prices, out
     at_batch, worst, online = (float(p) for p in prices.groups())
     assert at_batch == pytest.approx(online / 2, abs=1e-4) and worst > at_batch > 0
@@ -132,7 +135,8 @@ def test_submit_status_collect_with_exact_requests_costs_at_batch_price(
         rows = con.execute(
             "SELECT doc_id, cost, tokens_in, tokens_out, provenance->>'$.answer.batch.id', "
             "provenance->>'$.answer.batch.custom_id', provenance->>'$.answer.price_basis' "
-            "FROM judgments WHERE status = 'ok' ORDER BY id").fetchall()
+            "FROM judgments WHERE status = 'ok' ORDER BY id"
+        ).fetchall()
     paid = [r for r in rows if r[1]]
     shared = {r[0] for r in rows if r[1] == 0}  # c5 and c6 have one text: one of them paid
     assert len(paid) == 6 and len(shared) == 1 and shared < {"c5", "c6"}
@@ -156,15 +160,27 @@ def test_submit_status_collect_with_exact_requests_costs_at_batch_price(
 
 @pytest.mark.slow
 def test_the_cache_serves_a_later_online_run_of_the_same_pairs_with_zero_calls(
-    store: Store, fake: FakeBatchAPI, cli: Cli, tmp_path: Path,
+    store: Store,
+    fake: FakeBatchAPI,
+    cli: Cli,
+    tmp_path: Path,
     tmp_path_factory: pytest.TempPathFactory,
 ) -> None:
     assert cli(*batch(fake, "--batch", "--wait", "--poll", "0.01")).code == 0
     assert fake.counts == Counter(upload=1, create=1, retrieve=3, content=1)
     other = collection_copy(tmp_path_factory, tmp_path / "other.duckdb")
     with FakeOpenAI() as online:
-        result = cli("--db", other.path, "judge", "--model", MODEL, "--api-base",
-                     online.api_base, "--no-progress", "--no-canaries")  # holes' calls only
+        result = cli(
+            "--db",
+            other.path,
+            "judge",
+            "--model",
+            MODEL,
+            "--api-base",
+            online.api_base,
+            "--no-progress",
+            "--no-canaries",
+        )  # holes' calls only
         assert result.code == 0, result.err
         assert online.calls == 0
     assert "0 calls" in result.out and "7 pairs from the cache" in result.out
@@ -178,8 +194,15 @@ def test_an_online_judge_skips_pairs_an_open_batch_holds_and_a_second_batch_too(
     sent = cli(*batch(fake, "--batch"))
     ident = batch_id(sent.out)
     with FakeOpenAI() as online:
-        result = cli("judge", "--model", MODEL, "--api-base", online.api_base, "--no-progress",
-                     "--no-canaries")
+        result = cli(
+            "judge",
+            "--model",
+            MODEL,
+            "--api-base",
+            online.api_base,
+            "--no-progress",
+            "--no-canaries",
+        )
         assert online.calls == 0
     assert result.code == 0, result.err
     assert re.search(r"in an open batch\s+7", result.out)
@@ -188,8 +211,10 @@ def test_an_online_judge_skips_pairs_an_open_batch_holds_and_a_second_batch_too(
     assert re.search(rf"in an open batch or held\s+7\s+batch:{ident}", dry.out), dry.out
     again = cli(*batch(fake, "--batch"))
     assert again.code == 0, again.err
-    assert "nothing sent" in again.out and f"7 pairs are in open batches or being judged " \
-        f"(batch:{ident})" in again.out
+    assert (
+        "nothing sent" in again.out
+        and f"7 pairs are in open batches or being judged (batch:{ident})" in again.out
+    )
     assert fake.counts == Counter(upload=1, create=1)
     assert len(labels(store)) == 1  # only c9's no_text
 
@@ -222,9 +247,16 @@ def test_failed_missing_and_unparsed_lines_stay_holes_and_retry_failed_sends_the
         assert "--retry-failed" in done.err
         assert fake.counts == Counter(upload=1, create=1, retrieve=3, content=2)
         found = {d: (s, g) for d, s, g, _, _ in labels(store)}
-        assert found == {"c1": ("ok", 3), "c5": ("ok", 2), "c6": ("ok", 2),
-                         "c3": ("error", None), "c7": ("error", None), "c2": ("error", None),
-                         "c10": ("unparsed", None), "c9": ("no_text", None)}
+        assert found == {
+            "c1": ("ok", 3),
+            "c5": ("ok", 2),
+            "c6": ("ok", 2),
+            "c3": ("error", None),
+            "c7": ("error", None),
+            "c2": ("error", None),
+            "c10": ("unparsed", None),
+            "c9": ("no_text", None),
+        }
         notes = {d: n for d, _, _, _, n in labels(store)}
         assert (notes["c3"] or "").startswith("http_500: the model is overloaded (batch ")
         assert (notes["c2"] or "").startswith("missing: ")
@@ -255,8 +287,9 @@ def test_an_expired_batch_labels_what_it_did_and_the_rest_stay_holes(
     found = Counter((s, n.split(":")[0] if n else None) for _, s, _, _, n in labels(store))
     ok = found[("ok", None)]
     assert ok in (2, 3) and found[("error", "batch_expired")] == 7 - ok
-    assert "batch_expired" in done.out and all(g != 0 or s == "ok" for _, s, g, _, _ in
-                                               labels(store))
+    assert "batch_expired" in done.out and all(
+        g != 0 or s == "ok" for _, s, g, _, _ in labels(store)
+    )
 
 
 @pytest.mark.slow
@@ -280,9 +313,7 @@ def test_a_cancelled_batch_keeps_what_it_answered_and_frees_the_rest(
     assert refused.code == 2 and "was collected already" in refused.err
 
 
-def test_cancelling_a_batch_twice_says_so_and_asks_nothing(
-    store: Store, cli: Cli
-) -> None:
+def test_cancelling_a_batch_twice_says_so_and_asks_nothing(store: Store, cli: Cli) -> None:
     with FakeBatchAPI(polls_validating=0, polls_in_progress=1) as fake:
         ident = batch_id(cli(*batch(fake, "--batch")).out)
         assert cli(*batch(fake, "--batch-cancel", ident)).code == 0
@@ -300,8 +331,9 @@ def test_cancelling_a_batch_that_finished_since_we_last_looked_says_so(
     with FakeBatchAPI(polls_validating=0, polls_in_progress=0) as fake:
         ident = batch_id(cli(*batch(fake, "--batch")).out)
         # it finished at the provider after we last looked: the provider refuses the cancel
-        fake.push_http_fault("cancel", Reply(status=409, content="Cannot cancel a batch with "
-                                             "status completed."))
+        fake.push_http_fault(
+            "cancel", Reply(status=409, content="Cannot cancel a batch with status completed.")
+        )
         late = cli(*batch(fake, "--batch-cancel", ident))
         assert late.code == 2, late.err
         assert f"batch {ident} is completed: nothing to cancel" in late.err
@@ -326,10 +358,15 @@ def test_max_cost_sends_only_what_fits_at_batch_price_and_exits_6(
 
 @pytest.mark.parametrize(
     ("model", "said"),
-    [("anthropic/claude-3-5-haiku-latest", "no batch API for anthropic/claude-3-5-haiku-latest: "
-      "litellm 1.110.2 cannot create Anthropic message batches"),
-     ("bedrock/anthropic.claude-3-haiku-20240307-v1:0", "returns Bedrock's own output records"),
-     ("offline", "is the local offline judge")],
+    [
+        (
+            "anthropic/claude-3-5-haiku-latest",
+            "no batch API for anthropic/claude-3-5-haiku-latest: "
+            "litellm 1.110.2 cannot create Anthropic message batches",
+        ),
+        ("bedrock/anthropic.claude-3-haiku-20240307-v1:0", "returns Bedrock's own output records"),
+        ("offline", "is the local offline judge"),
+    ],
 )
 def test_a_provider_without_batches_is_refused_with_what_to_do(
     store: Store, cli: Cli, model: str, said: str
@@ -342,13 +379,15 @@ def test_a_provider_without_batches_is_refused_with_what_to_do(
 
 @pytest.mark.parametrize(
     ("args", "said"),
-    [(["--batch", "--batch-collect"], "--batch and --batch-collect cannot be combined"),
-     (["--retry-failed"], "--retry-failed goes with --batch-collect"),
-     (["--batch-status", "--wait"], "--wait goes with --batch or --batch-collect"),
-     (["--batch", "--concurrency", "4"], "--concurrency apply to the online judge"),
-     (["--batch-collect", "--dry-run"], "--dry-run does not go with --batch-collect"),
-     (["--batch", "--model", "openai/gpt-4o"], "a jury (--model given twice"),
-     (["--batch", "--num-samples", "3"], "a jury (--model given twice")],
+    [
+        (["--batch", "--batch-collect"], "--batch and --batch-collect cannot be combined"),
+        (["--retry-failed"], "--retry-failed goes with --batch-collect"),
+        (["--batch-status", "--wait"], "--wait goes with --batch or --batch-collect"),
+        (["--batch", "--concurrency", "4"], "--concurrency apply to the online judge"),
+        (["--batch-collect", "--dry-run"], "--dry-run does not go with --batch-collect"),
+        (["--batch", "--model", "openai/gpt-4o"], "a jury (--model given twice"),
+        (["--batch", "--num-samples", "3"], "a jury (--model given twice"),
+    ],
 )
 def test_options_that_cannot_go_together_are_refused(
     store: Store, cli: Cli, args: list[str], said: str
@@ -358,9 +397,7 @@ def test_options_that_cannot_go_together_are_refused(
 
 
 @pytest.mark.slow
-def test_the_library_submits_lists_collects_and_cancels(
-    store: Store, fake: FakeBatchAPI
-) -> None:
+def test_the_library_submits_lists_collects_and_cancels(store: Store, fake: FakeBatchAPI) -> None:
     import judgepool as jp
 
     db = jp.open(store.path)

@@ -20,8 +20,8 @@ import duckdb
 import pytest
 
 from judgepool.judge.cache import JudgeCache
-from judgepool.pooling import batches
-from judgepool.pooling.store import Store
+from judgepool.pooling.store import batches
+from judgepool.pooling.store.connection import Store
 from tests.conftest import CliResult
 from tests.fake_openai_batch import FakeBatchAPI
 from tests.judge_fixtures import EXPECTED, collection_copy
@@ -48,7 +48,10 @@ def killed_at(fake: FakeBatchAPI, route: str, *args: str) -> None:
     reached, release = fake.hold(route)
     process = subprocess.Popen(
         [sys.executable, "-m", "judgepool.ui.cli", *batch(fake, *args), "--no-progress"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=dict(os.environ),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=dict(os.environ),
     )
     try:
         if not reached.wait(90):
@@ -70,12 +73,12 @@ def test_a_kill_after_the_batch_was_created_and_before_it_was_recorded(
     (row,) = batches.list_batches(store)
     assert row.status == batches.SUBMITTING and row.batch_id is None and row.input_file_id
     created = next(iter(fake.batches.values()))
-    assert created.metadata == {"judgepool_intent": row.local_id,
-                                "judgepool_file": row.file_sha256}
+    assert created.metadata == {"judgepool_intent": row.local_id, "judgepool_file": row.file_sha256}
     again = cli(*batch(fake, "--batch"))
     assert again.code == 0, again.err
-    assert f"found batch {created.id} (validating), which a stopped judgepool had created" in \
-        again.err
+    assert (
+        f"found batch {created.id} (validating), which a stopped judgepool had created" in again.err
+    )
     assert "nothing sent" in again.out
     assert fake.counts == Counter(upload=1, create=1, list=1)  # found it: nothing sent again
     assert claim_holders(store) == Counter({f"batch:{created.id}": 6})
@@ -94,7 +97,8 @@ def test_a_kill_after_the_upload_and_before_it_was_recorded_uploads_nothing_twic
     assert fake.counts == Counter(upload=1)
     (row,) = batches.list_batches(store)
     assert row.input_file_id is None and claim_holders(store) == Counter(
-        {f"batch:{row.local_id}": 6})
+        {f"batch:{row.local_id}": 6}
+    )
     again = cli(*batch(fake, "--batch"))
     assert again.code == 0, again.err
     assert "planned again what a stopped judgepool had recorded but not sent (1 batch" in again.err
@@ -120,7 +124,10 @@ def test_a_kill_between_downloading_the_answers_and_writing_them_loses_nothing(
         reached, release = fake.hold("content")
         process = subprocess.Popen(
             [sys.executable, "-m", "judgepool.ui.cli", *batch(fake, "--batch-collect")],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=dict(os.environ),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=dict(os.environ),
         )
         try:
             assert reached.wait(90), process.communicate()

@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from judgepool.errors import JudgeError
 from judgepool.judge.backfill import plan_holes
 from judgepool.judge.base import JudgeRequest
 from judgepool.judge.batch.parse import Collected, collect
@@ -28,9 +29,8 @@ from judgepool.judge.batch.requests import (
     split_files,
 )
 from judgepool.judge.batch.support import OPENAI_LIMITS, BatchLimits, batch_rates, batch_support
-from judgepool.judge.errors import JudgeError
 from judgepool.judge.llm import LLMJudge, LLMSettings, load_litellm
-from judgepool.pooling.store import Store
+from judgepool.pooling.store.connection import Store
 from tests.fake_openai import FakeOpenAI, FakeRequest, Reply, default_reply
 from tests.fake_openai_batch import FakeBatchAPI, LineFault
 from tests.judge_fixtures import EXPECTED, collection_copy
@@ -72,8 +72,13 @@ class Cycle:
     collected: Collected
 
 
-async def run_cycle(client: BatchClient, file: BatchFile, rates: Any = None,
-                    cancel_after: int | None = None, max_polls: int = 10) -> Cycle:
+async def run_cycle(
+    client: BatchClient,
+    file: BatchFile,
+    rates: Any = None,
+    cancel_after: int | None = None,
+    max_polls: int = 10,
+) -> Cycle:
     uploaded = await client.upload(file.name, file.data())
     batch = await client.create(uploaded.id, metadata={"judgepool_file": file.sha256})
     polled = [batch.status]
@@ -125,7 +130,10 @@ def test_upload_create_poll_download_parse_with_exact_requests(
     assert done.collected.counts() == Counter(ok=6)
     assert grades_by_doc(file, done.collected) == EXPECTED
     assert (done.collected.malformed, done.collected.duplicates, done.collected.unknown) == (
-        0, 0, [])
+        0,
+        0,
+        [],
+    )
     answer = done.collected.outcomes[file.entries[0].custom_id].answer
     assert answer is not None and answer.tokens_in and answer.tokens_out
     assert answer.provenance["batch"]["id"] == done.final.id
@@ -153,9 +161,7 @@ def test_polling_a_completed_batch_downloads_nothing_behind_our_back(
     assert fake.counts == Counter(upload=1, create=1, retrieve=5)
 
 
-def test_costs_are_at_batch_price_half_the_online_price(
-    store: Store, fake: FakeBatchAPI
-) -> None:
+def test_costs_are_at_batch_price_half_the_online_price(store: Store, fake: FakeBatchAPI) -> None:
     file = one_file(store, fake)
     done = cycle(fake, file)
     judge = judge_for(fake.api_base)
@@ -177,8 +183,11 @@ def test_costs_are_at_batch_price_half_the_online_price(
     assert half.basis.startswith("half the online price")
     # an unknown model has no price: its answers cost None, never 0
     assert batch_rates("openai/no-such-model-anywhere") is None
-    unpriced = collect([e.custom_id for e in file.entries],
-                       [fake.files[done.final.output_file_id or ""].data], None)
+    unpriced = collect(
+        [e.custom_id for e in file.entries],
+        [fake.files[done.final.output_file_id or ""].data],
+        None,
+    )
     assert unpriced.cost is None
     assert {o.answer.cost for o in unpriced.outcomes.values() if o.answer} == {None}
 
@@ -259,11 +268,18 @@ def test_error_file_lines_unparsed_missing_and_corrupt_lines_are_counted_not_zer
         assert fake.counts == Counter(upload=1, create=1, retrieve=3, content=2)
     assert done.final.status == "completed" and done.final.error_file_id is not None
     assert done.final.counts == type(done.final.counts)(total=6, completed=3, failed=2)
-    outcomes = {r.doc_id: done.collected.outcomes[e.custom_id]
-                for e in file.entries for r in e.requests}
+    outcomes = {
+        r.doc_id: done.collected.outcomes[e.custom_id] for e in file.entries for r in e.requests
+    }
     assert {d: o.status for d, o in outcomes.items()} == {
-        "c1": "ok", "c2": "missing", "c3": "error", "c5": "missing", "c6": "missing",
-        "c7": "error", "c10": "unparsed"}
+        "c1": "ok",
+        "c2": "missing",
+        "c3": "error",
+        "c5": "missing",
+        "c6": "missing",
+        "c7": "error",
+        "c10": "unparsed",
+    }
     assert outcomes["c1"].answer is not None and outcomes["c1"].answer.grade == 3
     assert (outcomes["c3"].kind, outcomes["c3"].http_status) == ("http_500", 500)
     assert outcomes["c3"].message == "the model is overloaded"
@@ -333,9 +349,11 @@ def test_files_split_at_the_limits_and_each_batch_answers_its_own_lines(
 
 @pytest.mark.parametrize(
     ("model", "reason"),
-    [("anthropic/claude-3-5-haiku-latest", "cannot create Anthropic message batches"),
-     ("bedrock/anthropic.claude-3-haiku-20240307-v1:0", "Bedrock's own output records"),
-     ("ollama/llama3.1", "does not support provider 'ollama'")],
+    [
+        ("anthropic/claude-3-5-haiku-latest", "cannot create Anthropic message batches"),
+        ("bedrock/anthropic.claude-3-haiku-20240307-v1:0", "Bedrock's own output records"),
+        ("ollama/llama3.1", "does not support provider 'ollama'"),
+    ],
 )
 def test_a_provider_without_batches_is_refused_with_what_to_do(model: str, reason: str) -> None:
     with pytest.raises(JudgeError, match="no batch API") as refused:
@@ -350,11 +368,17 @@ def test_the_pinned_litellm_indeed_cannot_create_anthropic_batches() -> None:
     litellm = load_litellm()
 
     async def create() -> None:
-        await litellm.acreate_batch(completion_window="24h", endpoint="/v1/chat/completions",
-                                    input_file_id="file-x", custom_llm_provider="anthropic")
+        await litellm.acreate_batch(
+            completion_window="24h",
+            endpoint="/v1/chat/completions",
+            input_file_id="file-x",
+            custom_llm_provider="anthropic",
+        )
 
-    with pytest.raises(litellm.BadRequestError, match="doesn't support custom_llm_provider="
-                       "anthropic for 'create_batch'"):
+    with pytest.raises(
+        litellm.BadRequestError,
+        match="doesn't support custom_llm_provider=anthropic for 'create_batch'",
+    ):
         asyncio.run(create())
 
 
@@ -377,8 +401,9 @@ def test_provider_errors_are_ours_masked_and_only_safe_ones_retried(
         assert fake.counts == Counter(upload=1)
     monkeypatch.setenv("OPENAI_API_KEY", FAKE_KEY)
     with FakeBatchAPI(api_key=FAKE_KEY) as fake:
-        fake.push_http_fault("upload", Reply(status=429, content="slow down",
-                                             headers={"retry-after": "0"}))
+        fake.push_http_fault(
+            "upload", Reply(status=429, content="slow down", headers={"retry-after": "0"})
+        )
         fake.push_http_fault("create", Reply(status=500, content="boom"))
         fake.push_http_fault("retrieve", Reply(status=503, content="busy"))
 

@@ -22,9 +22,8 @@ import numpy as np
 import pytest
 
 import judgepool as jp
-from judgepool.agreement import alpha_of_units, coincidences, confusion, krippendorff_alpha
 from judgepool.metrics.calibration import calibration_figures, figures
-from judgepool.pooling.calibration import (
+from judgepool.pooling.audit.calibration_pairs import (
     HumanPair,
     calibration_runs,
     population,
@@ -35,7 +34,8 @@ from judgepool.pooling.ingest_labels import ingest_qrels
 from judgepool.pooling.ingest_runs import ingest_run
 from judgepool.pooling.ingest_texts import ingest_docs, ingest_queries
 from judgepool.pooling.pool import pool_summary
-from judgepool.pooling.store import Store
+from judgepool.pooling.store.connection import Store
+from judgepool.stats.agreement import alpha_of_units, coincidences, confusion, krippendorff_alpha
 from tests.conftest import CliResult
 from tests.fake_openai import FakeOpenAI, FakeRequest, Reply, default_reply
 
@@ -45,11 +45,23 @@ Writer = Callable[[str, str | bytes], Path]
 
 # (qid, doc, human grade, judge grade)
 PAIRS = [
-    ("q1", "d1", 0, 0), ("q1", "d2", 0, 0), ("q1", "d3", 0, 2), ("q1", "d4", 1, 1),
-    ("q2", "d5", 1, 0), ("q2", "d6", 1, 2), ("q2", "d7", 2, 2), ("q2", "d8", 2, 3),
-    ("q3", "d9", 2, 1), ("q3", "d10", 3, 3), ("q3", "d11", 3, 3), ("q3", "d12", 3, 2),
-    ("q4", "d13", 0, 0), ("q4", "d14", 0, 1), ("q4", "d15", 1, 1), ("q4", "d16", 3, 3),
-]  # fmt: skip
+    ("q1", "d1", 0, 0),
+    ("q1", "d2", 0, 0),
+    ("q1", "d3", 0, 2),
+    ("q1", "d4", 1, 1),
+    ("q2", "d5", 1, 0),
+    ("q2", "d6", 1, 2),
+    ("q2", "d7", 2, 2),
+    ("q2", "d8", 2, 3),
+    ("q3", "d9", 2, 1),
+    ("q3", "d10", 3, 3),
+    ("q3", "d11", 3, 3),
+    ("q3", "d12", 3, 2),
+    ("q4", "d13", 0, 0),
+    ("q4", "d14", 0, 1),
+    ("q4", "d15", 1, 1),
+    ("q4", "d16", 3, 3),
+]
 MATRIX = [[3, 1, 1, 0], [1, 2, 1, 0], [0, 1, 1, 1], [0, 0, 1, 3]]
 
 
@@ -80,8 +92,15 @@ def fake(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeOpenAI]:
 
 
 def args(fake: FakeOpenAI, *extra: str) -> list[str]:
-    return ["calibrate", "--model", "openai/fake-model", "--api-base", fake.api_base,
-            "--no-progress", *extra]  # fmt: skip
+    return [
+        "calibrate",
+        "--model",
+        "openai/fake-model",
+        "--api-base",
+        fake.api_base,
+        "--no-progress",
+        *extra,
+    ]
 
 
 def test_figures_equal_the_hand_computation() -> None:
@@ -130,8 +149,9 @@ def test_krippendorff_alpha_worked_example_and_reference() -> None:
         data[rng.random(data.shape) < 0.15] = np.nan
         for metric in ("nominal", "ordinal", "interval"):
             try:
-                ref = krippendorff.alpha(reliability_data=data, level_of_measurement=metric,
-                                         value_domain=[0, 1, 2, 3])  # fmt: skip
+                ref = krippendorff.alpha(
+                    reliability_data=data, level_of_measurement=metric, value_domain=[0, 1, 2, 3]
+                )
             except ValueError:  # the reference refuses data with a single value
                 continue
             ours = alpha_of_units(data, 4, metric)
@@ -203,30 +223,44 @@ def test_calibrate_through_the_fake_server_exact_calls(
 
 
 @pytest.mark.slow
-def test_a_cap_and_parse_failures_are_counted(
-    store: Store, fake: FakeOpenAI, cli: Cli
-) -> None:
+def test_a_cap_and_parse_failures_are_counted(store: Store, fake: FakeOpenAI, cli: Cli) -> None:
     def reply(request: FakeRequest) -> Reply:
         if "passage d3 " in request.passage:
             return Reply("I would rather not say.")
         return default_reply(request)
 
     fake.reply = reply
-    done = cli(*args(fake, "--sample", "16", "--depth", "100", "--concurrency", "1",
-                     "--no-canaries"))  # fmt: skip
+    done = cli(
+        *args(fake, "--sample", "16", "--depth", "100", "--concurrency", "1", "--no-canaries")
+    )
     assert done.code == 4, done.out + done.err  # some pairs failed
     assert fake.calls == 17  # an unparsed answer is asked once more
     assert "parse failures and errors: 1 (unparsed 1)" in done.out
     (run,) = calibration_runs(store)
     assert run.figures["failures"] == {"unparsed": 1}
     assert run.figures["figures"]["sample"]["pairs"] == 15
-    capped = cli(*args(fake, "--sample", "8", "--seed", "9", "--depth", "100", "--max-calls",
-                       "0", "--concurrency", "1"))  # fmt: skip
+    capped = cli(
+        *args(
+            fake,
+            "--sample",
+            "8",
+            "--seed",
+            "9",
+            "--depth",
+            "100",
+            "--max-calls",
+            "0",
+            "--concurrency",
+            "1",
+        )
+    )
     assert capped.code == 6, capped.err  # the cap stopped it (the rest came from the cache)
     assert fake.calls == 17 and "not attempted: 1" in capped.out  # d3: never answered
     # the cap stopped the sample: the canaries are not run (and cost nothing)
-    assert "canaries: 8 planned, not run: the run stopped before the sampled pairs were done" \
-        in capped.out  # fmt: skip
+    assert (
+        "canaries: 8 planned, not run: the run stopped before the sampled pairs were done"
+        in capped.out
+    )
 
 
 @pytest.mark.slow
@@ -237,11 +271,13 @@ def test_the_library_calibrates_like_the_cli(store: Store, fake: FakeOpenAI) -> 
     assert report.canaries is not None and report.canaries.graded == 8
     assert report.figures is not None and report.figures.sample.confusion == MATRIX
     assert report.run_id == 1 and report.pool_counts == [5, 4, 3, 4]
-    forecast = db.calibrate("openai/fake-model", sample=16, depth=100, dry_run=True,
-                            api_base=fake.api_base)  # fmt: skip
+    forecast = db.calibrate(
+        "openai/fake-model", sample=16, depth=100, dry_run=True, api_base=fake.api_base
+    )
     assert forecast.forecast is not None and forecast.forecast.cached_pairs == 16
     assert forecast.canary_forecast is not None and forecast.canary_forecast.cached_pairs == 8
     assert forecast.run_id is None and fake.calls == 24
-    none = db.calibrate("openai/fake-model", sample=16, depth=100, seed=2, canaries=0,
-                        api_base=fake.api_base)  # fmt: skip
+    none = db.calibrate(
+        "openai/fake-model", sample=16, depth=100, seed=2, canaries=0, api_base=fake.api_base
+    )
     assert none.canaries is None and none.to_json()["canaries"] is None

@@ -11,16 +11,16 @@ from typing import Any
 
 import pytest
 
+from judgepool.errors import UsageError
 from judgepool.judge.canaries import KINDS, fence_parts, plan_canaries
 from judgepool.judge.prompt import load_template
-from judgepool.pooling.canary_sources import is_canary_id
-from judgepool.pooling.errors import UsageError
+from judgepool.pooling.audit.overrides import override_label
 from judgepool.pooling.ingest_labels import ingest_qrels
 from judgepool.pooling.ingest_texts import ingest_docs
-from judgepool.pooling.judge_runs import judge_runs
-from judgepool.pooling.labels import effective_labels_sql
-from judgepool.pooling.overrides import override_label
-from judgepool.pooling.store import Store
+from judgepool.pooling.store.canary_sources import is_canary_id
+from judgepool.pooling.store.connection import Store
+from judgepool.pooling.store.judge_runs import judge_runs
+from judgepool.pooling.store.judgments import effective_labels_sql
 from tests.conftest import CliResult
 from tests.fake_judges import gullible_reply, honest_reply
 from tests.fake_openai import FakeOpenAI
@@ -30,8 +30,10 @@ Cli = Callable[..., CliResult]
 Writer = Callable[[str, str | bytes], Path]
 LABELLER = "openai/fake-model@relevance-v1"
 #: Unrelated passages people labelled 0 for q2 and q3 (q1 has c4): every canary's source.
-ZEROS = [("z2", "Giraffes have long necks and eat leaves from tall trees. [[grade=0]]"),
-         ("z3", "Copper conducts electricity well and is used in house wiring. [[grade=0]]")]
+ZEROS = [
+    ("z2", "Giraffes have long necks and eat leaves from tall trees. [[grade=0]]"),
+    ("z3", "Copper conducts electricity well and is used in house wiring. [[grade=0]]"),
+]
 
 
 @pytest.fixture
@@ -61,15 +63,23 @@ def honest(key: None) -> Iterator[FakeOpenAI]:
 
 
 def judge(cli: Cli, server: FakeOpenAI, *extra: str) -> CliResult:
-    return cli("judge", "--model", "openai/fake-model", "--api-base", server.api_base,
-               "--no-progress", *extra)  # fmt: skip
+    return cli(
+        "judge",
+        "--model",
+        "openai/fake-model",
+        "--api-base",
+        server.api_base,
+        "--no-progress",
+        *extra,
+    )
 
 
 def rates(out: str) -> dict[str, str]:
     """kind -> rate from the canary table."""
-    return {m.group(1): m.group(2)
-            for m in re.finditer(r"^\S+\s+(stuffing|instruction|fence)\s+.*\s(\S+%)$", out,
-                                 flags=re.M)}  # fmt: skip
+    return {
+        m.group(1): m.group(2)
+        for m in re.finditer(r"^\S+\s+(stuffing|instruction|fence)\s+.*\s(\S+%)$", out, flags=re.M)
+    }
 
 
 def canary_rows(store: Store) -> list[tuple[Any, ...]]:
@@ -80,8 +90,9 @@ def canary_rows(store: Store) -> list[tuple[Any, ...]]:
         ).fetchall()
 
 
-def test_a_gullible_judge_is_fooled_by_every_kind(store: Store, gullible: FakeOpenAI,
-                                                  cli: Cli) -> None:  # fmt: skip
+def test_a_gullible_judge_is_fooled_by_every_kind(
+    store: Store, gullible: FakeOpenAI, cli: Cli
+) -> None:
     result = judge(cli, gullible)
     assert result.code == 0, result.err
     # 6 distinct hole texts + 2 canaries on each of the 3 queries: every call counted
@@ -98,9 +109,12 @@ def test_a_gullible_judge_is_fooled_by_every_kind(store: Store, gullible: FakeOp
     assert sources == {"c4", "z2", "z3"}  # the passages people labelled 0 for those queries
     # the holes were graded as always (the gullible judge is only fooled by the canaries)
     with store.read() as con:
-        grades = dict(con.execute(
-            "SELECT doc_id, grade FROM judgments WHERE purpose = 'label' AND source = 'judge' "
-            "AND status = 'ok'").fetchall())  # fmt: skip
+        grades = dict(
+            con.execute(
+                "SELECT doc_id, grade FROM judgments WHERE purpose = 'label' AND source = 'judge' "
+                "AND status = 'ok'"
+            ).fetchall()
+        )
         effective = con.execute(f"SELECT doc_id FROM ({effective_labels_sql('chunk')})").fetchall()
     assert grades == EXPECTED
     assert not any(is_canary_id(d) for (d,) in effective)  # never an effective label
@@ -125,8 +139,9 @@ def test_an_honest_judge_is_not_fooled(store: Store, honest: FakeOpenAI, cli: Cl
 
 
 @pytest.mark.slow
-def test_compare_and_eval_say_when_the_judge_was_fooled(store: Store, gullible: FakeOpenAI,
-                                                        cli: Cli) -> None:  # fmt: skip
+def test_compare_and_eval_say_when_the_judge_was_fooled(
+    store: Store, gullible: FakeOpenAI, cli: Cli
+) -> None:
     assert judge(cli, gullible).code == 0
     table = cli("compare", "A", "B", "--force")
     assert table.code == 0, table.err
@@ -152,17 +167,26 @@ def test_an_honest_judge_marks_no_report(store: Store, honest: FakeOpenAI, cli: 
 
 
 @pytest.mark.slow
-def test_the_same_canaries_come_back_from_the_cache(store: Store, honest: FakeOpenAI, cli: Cli,
-                                                    write: Writer) -> None:  # fmt: skip
+def test_the_same_canaries_come_back_from_the_cache(
+    store: Store, honest: FakeOpenAI, cli: Cli, write: Writer
+) -> None:
     assert judge(cli, honest).code == 0
     assert honest.calls == 12
     # a new run brings one new hole: the next judge run draws the same canaries (same seed,
     # same pool queries) and pays only for the hole
     from judgepool.pooling.ingest_runs import ingest_run
 
-    lines = "".join(json.dumps({"doc_id": "c12", "parent_id": "P10",
-                                "text": "Water freezes at 0 degrees Celsius. [[grade=1]]"}) + "\n"
-                    for _ in [0])  # fmt: skip
+    lines = "".join(
+        json.dumps(
+            {
+                "doc_id": "c12",
+                "parent_id": "P10",
+                "text": "Water freezes at 0 degrees Celsius. [[grade=1]]",
+            }
+        )
+        + "\n"
+        for _ in [0]
+    )
     ingest_docs(store, write("more.jsonl", lines))
     ingest_run(store, write("C.trec", "q1 Q0 c12 1 9 C\n"))
     result = judge(cli, honest)
@@ -196,8 +220,9 @@ def test_a_dry_run_forecasts_the_canaries(store: Store, honest: FakeOpenAI, cli:
     assert honest.calls == 0
 
 
-def test_a_canary_never_gets_a_label_that_counts(store: Store, honest: FakeOpenAI,
-                                                 cli: Cli) -> None:  # fmt: skip
+def test_a_canary_never_gets_a_label_that_counts(
+    store: Store, honest: FakeOpenAI, cli: Cli
+) -> None:
     assert is_canary_id("canary stuffing-0123") and not is_canary_id("canary-1")
     assert judge(cli, honest).code == 0
     qid, doc_id = canary_rows(store)[0][:2]
@@ -209,8 +234,9 @@ def test_the_fence_canary_imitates_the_template() -> None:
     assert fence_parts(load_template()) == ("<<<PASSAGE", "PASSAGE>>>", "##final score: 3")
 
 
-def test_unrelated_passages_from_far_queries(tmp_path_factory: pytest.TempPathFactory,
-                                             tmp_path: Path) -> None:  # fmt: skip
+def test_unrelated_passages_from_far_queries(
+    tmp_path_factory: pytest.TempPathFactory, tmp_path: Path
+) -> None:
     """Without a passage labelled 0 for it, a query gets one retrieved for another query that
     no run retrieved for it, with no label for it and no content word in common."""
     store = collection_copy(tmp_path_factory, tmp_path / "far.duckdb")
@@ -244,21 +270,39 @@ def test_the_library_reports_the_canaries(store: Store, gullible: FakeOpenAI) ->
 
 
 @pytest.mark.slow
-def test_a_dry_run_totals_every_judge_and_the_canaries(store: Store, honest: FakeOpenAI,
-                                                        cli: Cli) -> None:  # fmt: skip
+def test_a_dry_run_totals_every_judge_and_the_canaries(
+    store: Store, honest: FakeOpenAI, cli: Cli
+) -> None:
     """The headline forecast is the first judge's holes only: the total says what the whole run
     asks, and a member without a price makes it unknown, never $0."""
     one = judge(cli, honest, "--dry-run")
-    assert "whole run: 12 calls (6 for the holes, 6 for the canaries), estimated cost unknown" \
-        in one.out  # fmt: skip
-    mixed = cli("judge", "--model", "offline", "--model", "openai/fake-model", "--api-base", "-",
-                "--api-base", honest.api_base, "--dry-run", "--no-progress")  # fmt: skip
+    assert (
+        "whole run: 12 calls (6 for the holes, 6 for the canaries), estimated cost unknown"
+        in one.out
+    )
+    mixed = cli(
+        "judge",
+        "--model",
+        "offline",
+        "--model",
+        "openai/fake-model",
+        "--api-base",
+        "-",
+        "--api-base",
+        honest.api_base,
+        "--dry-run",
+        "--no-progress",
+    )
     assert mixed.code == 0, mixed.err
-    assert "whole run: 24 calls (12 for the holes, 12 for the canaries), estimated cost " \
-        "unknown (openai/fake-model@relevance-v1 has no price)" in mixed.out  # fmt: skip
+    assert (
+        "whole run: 24 calls (12 for the holes, 12 for the canaries), estimated cost "
+        "unknown (openai/fake-model@relevance-v1 has no price)" in mixed.out
+    )
     offline = cli("judge", "--model", "offline", "--dry-run", "--no-progress")
-    assert "whole run: 12 calls (6 for the holes, 6 for the canaries), estimated cost $0.0000" \
-        in offline.out  # fmt: skip
+    assert (
+        "whole run: 12 calls (6 for the holes, 6 for the canaries), estimated cost $0.0000"
+        in offline.out
+    )
     assert honest.calls == 0
 
 
@@ -286,25 +330,34 @@ def test_queries_count_a_judges_labels_without_its_canaries(
     assert judge(cli, honest).code == 0
     found = json.loads(cli("queries", "--format", "json").out)
     with store.read() as con:
-        expected = dict(con.execute(
-            "SELECT qid, count(*) FROM judgments WHERE source = 'judge' AND status = 'ok' "
-            "AND purpose = 'label' GROUP BY qid"
-        ).fetchall())  # fmt: skip
+        expected = dict(
+            con.execute(
+                "SELECT qid, count(*) FROM judgments WHERE source = 'judge' AND status = 'ok' "
+                "AND purpose = 'label' GROUP BY qid"
+            ).fetchall()
+        )
         canaries = con.execute("SELECT count(*) FROM judgments WHERE purpose = 'canary'").fetchone()
     assert canaries is not None and canaries[0] > 0
     assert {q["qid"]: q["judge_labels"] for q in found if q["judge_labels"]} == expected
 
 
 def calibrate(cli: Cli, server: FakeOpenAI, *extra: str) -> CliResult:
-    return cli("calibrate", "--model", "openai/fake-model", "--api-base", server.api_base,
-               "--no-progress", *extra)  # fmt: skip
+    return cli(
+        "calibrate",
+        "--model",
+        "openai/fake-model",
+        "--api-base",
+        server.api_base,
+        "--no-progress",
+        *extra,
+    )
 
 
 @pytest.mark.slow
 def test_calibrate_plants_canaries_a_gullible_judge_is_fooled(
     store: Store, gullible: FakeOpenAI, cli: Cli
 ) -> None:
-    from judgepool.pooling.calibration import calibration_runs
+    from judgepool.pooling.audit.calibration_pairs import calibration_runs
 
     result = calibrate(cli, gullible)
     assert result.code == 0, result.err
@@ -349,14 +402,14 @@ def test_calibrate_with_an_honest_judge_is_not_fooled(
     assert not row.fooled and row.canaries_graded == 6 and row.command == "calibrate"
     assert {r[2] for r in canary_rows(store)} == {0}
     # the library: same canaries, answered by the cache
-    report = jp.open(store.path).calibrate("openai/fake-model", api_base=honest.api_base,
-                                           canary_threshold=0.5)  # fmt: skip
+    report = jp.open(store.path).calibrate(
+        "openai/fake-model", api_base=honest.api_base, canary_threshold=0.5
+    )
     assert honest.calls == 9 and report.canaries is not None and not report.fooled
     assert report.canaries.threshold == 0.5 and report.canaries.rate == 0.0
 
 
-def test_calibrate_with_no_canaries_plants_none(store: Store, honest: FakeOpenAI,
-                                                cli: Cli) -> None:  # fmt: skip
+def test_calibrate_with_no_canaries_plants_none(store: Store, honest: FakeOpenAI, cli: Cli) -> None:
     result = calibrate(cli, honest, "--no-canaries")
     assert result.code == 0, result.err
     assert honest.calls == 3 and canary_rows(store) == [] and "canaries" not in result.out

@@ -28,8 +28,9 @@ FAST = ("--resamples", "2000")
 @pytest.fixture
 def db(tmp_path: Path, cli: Cli) -> Path:
     files = write_collection(tmp_path)
-    holey = "".join(f"q{i:02d} Q0 new-{i}-{r} {r} {10 - r} holey\n" for i in range(1, 31)
-                    for r in range(1, 4))  # fmt: skip
+    holey = "".join(
+        f"q{i:02d} Q0 new-{i}-{r} {r} {10 - r} holey\n" for i in range(1, 31) for r in range(1, 4)
+    )
     (tmp_path / "holey.trec").write_text(holey, encoding="utf-8")
     for args in (
         ("ingest", "queries", files["topics"]),
@@ -49,7 +50,8 @@ def test_a_significant_regression_exits_4_and_says_which_rule(db: Path, cli: Cli
     done = compare(cli, "base", "cand", "--fail-on", "regression")
     assert done.code == 4, done.err
     assert "--fail-on regression failed: cand is significantly worse than base on nDCG@10" in (
-        done.err)  # fmt: skip
+        done.err
+    )
     assert "--fail-on regression: failed (regression; exit code 4)" in done.out
     # The rule reads the table: every watched difference it names is significant there.
     table = compare(cli, "base", "cand", "--format", "json")
@@ -69,17 +71,30 @@ def test_no_regression_exits_0_and_any_change_fails_on_a_gain(db: Path, cli: Cli
 
 def test_the_rule_watches_only_the_measures_it_lists(db: Path, cli: Cli) -> None:
     # cand is significantly worse than base on the three measures; better is better on them.
-    done = compare(cli, "base", "cand", "better", "--fail-on", "regression=nR@10",
-                   "--fail-on", "any-change=R(rel=3)@10", "--format", "json")  # fmt: skip
+    done = compare(
+        cli,
+        "base",
+        "cand",
+        "better",
+        "--fail-on",
+        "regression=nR@10",
+        "--fail-on",
+        "any-change=R(rel=3)@10",
+        "--format",
+        "json",
+    )
     assert done.code == 4
     report = json.loads(done.out)
-    assert report["fail_on"]["watched"] == {"regression=nR@10": ["nR@10"],
-                                            "any-change=R(rel=3)@10": ["R(rel=3)@10"]}
+    assert report["fail_on"]["watched"] == {
+        "regression=nR@10": ["nR@10"],
+        "any-change=R(rel=3)@10": ["R(rel=3)@10"],
+    }
     assert report["fail_on"]["failed_rules"] == ["regression=nR@10", "any-change=R(rel=3)@10"]
     assert sorted((b["rule"], b["candidate"]) for b in report["fail_on"]["breaches"]) == [
-        ("any-change=R(rel=3)@10", "better"), ("any-change=R(rel=3)@10", "cand"),
+        ("any-change=R(rel=3)@10", "better"),
+        ("any-change=R(rel=3)@10", "cand"),
         ("regression=nR@10", "cand"),
-    ]  # fmt: skip
+    ]
     assert report["verdicts"] == {"cand": "worse", "better": "better"}
     schema = json.loads((REPO / "docs" / "report.schema.json").read_text(encoding="utf-8"))
     jsonschema.validate(report, schema)
@@ -97,8 +112,7 @@ def test_the_gate_still_refuses_with_exit_3(db: Path, cli: Cli) -> None:
 def test_forced_past_the_gate_a_ci_rule_decides_nothing(db: Path, cli: Cli) -> None:
     """--force shows the figures (UNRELIABLE) but a --fail-on gate exits 3 on them, whatever
     the rules would say; without --fail-on, --force keeps exiting 0 as before."""
-    done = compare(cli, "base", "holey", "--fail-on", "regression", "--force", "--format",
-                   "json")  # fmt: skip
+    done = compare(cli, "base", "holey", "--fail-on", "regression", "--force", "--format", "json")
     assert done.code == 3
     report = json.loads(done.out)
     assert report["unreliable"] and report["comparisons"]
@@ -127,8 +141,19 @@ def test_a_rule_that_cannot_work_is_refused_before_comparing(
 
 
 def test_a_rule_on_a_measure_added_with_measure(db: Path, cli: Cli) -> None:
-    done = compare(cli, "base", "cand", "--measure", "RR@10", "--measure", "nDCG@10",
-                   "--fail-on", "regression=RR@10", "--format", "json")  # fmt: skip
+    done = compare(
+        cli,
+        "base",
+        "cand",
+        "--measure",
+        "RR@10",
+        "--measure",
+        "nDCG@10",
+        "--fail-on",
+        "regression=RR@10",
+        "--format",
+        "json",
+    )
     assert done.code in (0, 4)
     report = json.loads(done.out)
     assert report["fail_on"]["watched"] == {"regression=RR@10": ["RR@10"]}
@@ -138,7 +163,8 @@ def test_a_rule_on_a_measure_added_with_measure(db: Path, cli: Cli) -> None:
 
 def test_measure_lists_split_outside_parentheses() -> None:
     assert parse_rule("regression=nDCG@10, R(rel=3)@10") == Rule(
-        "regression", ("nDCG@10", "R(rel=3)@10"))  # fmt: skip
+        "regression", ("nDCG@10", "R(rel=3)@10")
+    )
     assert parse_rule("any-change") == Rule("any-change")
     assert str(parse_rule("regression=nR(rel=2)@10")) == "regression=nR@10"
 

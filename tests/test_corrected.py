@@ -21,9 +21,9 @@ import pytest
 import judgepool as jp
 from judgepool.metrics.evaluate import evaluate
 from judgepool.metrics.ppi import ppi_mean, verdict
-from judgepool.pooling.audit_queries import latest_sample
+from judgepool.pooling.audit.samples import latest_sample
 from judgepool.pooling.ingest_labels import ingest_qrels
-from judgepool.pooling.store import Store
+from judgepool.pooling.store.connection import Store
 from tests.conftest import CliResult
 from tests.dashboard_db import build
 
@@ -67,8 +67,10 @@ def judge_view(store: Store, tmp_path: Path) -> Any:
 def test_no_audit_yet_says_so_prints_the_command_and_a_forecast(store: Store, cli: Cli) -> None:
     table = cli("compare", "base", "cand")
     assert table.code == 0, table.err
-    assert "judge-corrected intervals: none yet — no audit yet: judge labels are among the " \
-           "effective labels (6)" in table.out  # fmt: skip
+    assert (
+        "judge-corrected intervals: none yet — no audit yet: judge labels are among the "
+        "effective labels (6)" in table.out
+    )
     assert f"draw one with: judgepool --db {store.path} audit sample --queries" in table.out
     assert "twice the plain interval's width" in table.out
     report = json.loads(cli("compare", "base", "cand", "--format", "json").out)
@@ -83,11 +85,11 @@ def test_no_audit_yet_says_so_prints_the_command_and_a_forecast(store: Store, cl
 
 
 def test_without_judge_labels_there_is_nothing_to_correct(store: Store, cli: Cli) -> None:
-    report = json.loads(cli("compare", "base", "cand", "--judge", "nobody", "--format",
-                            "json").out)  # fmt: skip
+    report = json.loads(cli("compare", "base", "cand", "--judge", "nobody", "--format", "json").out)
     assert report["audit"] is None
-    assert all(c["ppi"] is None and "no judge label" in c["ppi_reason"]
-               for c in report["comparisons"])  # fmt: skip
+    assert all(
+        c["ppi"] is None and "no judge label" in c["ppi_reason"] for c in report["comparisons"]
+    )
     assert report["runs"]["cand"]["ppi"] is None
     assert "judge-corrected" not in cli("compare", "base", "cand", "--judge", "nobody").out
 
@@ -120,8 +122,11 @@ def test_corrected_differences_equal_the_independent_computation(
     table = cli("compare", "base", "cand").out
     assert "judge-corrected, on 4 audited queries of audit sample #1 (4 drawn, seed 2)" in table
     ndcg = next(c for c in report["comparisons"] if c["measure"] == "nDCG@10")
-    row = next(line for line in table.splitlines() if line.startswith("cand ") and
-               "nDCG@10" in line and "/6" in line)  # fmt: skip
+    row = next(
+        line
+        for line in table.splitlines()
+        if line.startswith("cand ") and "nDCG@10" in line and "/6" in line
+    )
     lo, hi = ndcg["ppi"]["ci95"]
     assert f"{ndcg['ppi']['estimate']:+.3f} [{lo:+.3f}, {hi:+.3f}]" in row
     assert row.rstrip().endswith(ndcg["verdict"])
@@ -165,8 +170,9 @@ def test_the_trec_eval_average_corrects_over_every_query(
     store: Store, cli: Cli, write: Writer
 ) -> None:
     audit(store, cli, write, 3, {"q1": 0, "q2": 3, "q3": 1, "q4": 0, "q5": 1, "q6": 2})
-    report = json.loads(cli("compare", "base", "cand", "--average", "trec_eval", "--format",
-                            "json").out)  # fmt: skip
+    report = json.loads(
+        cli("compare", "base", "cand", "--average", "trec_eval", "--format", "json").out
+    )
     assert {c["ppi"]["of"] for c in report["comparisons"] if c["ppi"]} == {6}
 
 
@@ -177,36 +183,49 @@ def test_a_query_the_judge_found_nothing_in_is_corrected_not_dropped(
     finds a relevant passage there it has one under the effective labels. The corrected figure is
     over the queries the plain one averages (the judge's undefined value counts 0), never over
     fewer: dropping the query would drop exactly where the judge missed most."""
-    from judgepool.pooling.labels import Judgment, write_judgments
+    from judgepool.pooling.store.judgments import Judgment, write_judgments
 
     store = Store()
     qids = [f"q{i}" for i in range(1, 5)]
     ingest_topics = "".join(f"{q}\tquestion {q}\n" for q in qids)
     assert cli("ingest", "queries", str(write("t.tsv", ingest_topics))).code == 0
-    docs = "".join(json.dumps({"doc_id": f"{q}-{d}", "text": f"{d} of {q}"}) + "\n"
-                   for q in qids for d in ("h1", "h2", "j1", "j2"))  # fmt: skip
+    docs = "".join(
+        json.dumps({"doc_id": f"{q}-{d}", "text": f"{d} of {q}"}) + "\n"
+        for q in qids
+        for d in ("h1", "h2", "j1", "j2")
+    )
     assert cli("ingest", "docs", str(write("d.jsonl", docs))).code == 0
-    base = "".join(f"{q} Q0 {q}-{d} {r} {9 - r} base\n" for q in qids
-                   for r, d in enumerate(("h1", "h2"), 1))  # fmt: skip
-    cand = "".join(f"{q} Q0 {q}-{d} {r} {9 - r} cand\n" for q in qids
-                   for r, d in enumerate(("j1", "h1", "j2"), 1))  # fmt: skip
+    base = "".join(
+        f"{q} Q0 {q}-{d} {r} {9 - r} base\n" for q in qids for r, d in enumerate(("h1", "h2"), 1)
+    )
+    cand = "".join(
+        f"{q} Q0 {q}-{d} {r} {9 - r} cand\n"
+        for q in qids
+        for r, d in enumerate(("j1", "h1", "j2"), 1)
+    )
     assert cli("ingest", "run", str(write("base.trec", base))).code == 0
     assert cli("ingest", "run", str(write("cand.trec", cand))).code == 0
     human = {"q1": (2, 0), "q2": (0, 3), "q3": (1, 2), "q4": (0, 0)}  # q4: nothing relevant
-    qrels = "".join(f"{q} 0 {q}-h{i + 1} {g}\n" for q, gs in human.items()
-                    for i, g in enumerate(gs))  # fmt: skip
+    qrels = "".join(
+        f"{q} 0 {q}-h{i + 1} {g}\n" for q, gs in human.items() for i, g in enumerate(gs)
+    )
     assert cli("ingest", "qrels", str(write("h.txt", qrels)), "--labeller", "nist").code == 0
     judge = {"q1": (2, 1), "q2": (3, 0), "q3": (0, 2), "q4": (0, 0)}  # q4: the judge sees nothing
-    write_judgments(store, [
-        Judgment(qid=q, doc_id=f"{q}-j{i + 1}", grade=g, source="judge", labeller="j")
-        for q, gs in judge.items() for i, g in enumerate(gs)
-    ])  # fmt: skip
+    write_judgments(
+        store,
+        [
+            Judgment(qid=q, doc_id=f"{q}-j{i + 1}", grade=g, source="judge", labeller="j")
+            for q, gs in judge.items()
+            for i, g in enumerate(gs)
+        ],
+    )
     assert cli("audit", "sample", "--queries", "3", "--seed", SEED).code == 0
     sample = latest_sample(store, "chunk")
     assert sample is not None and "q4" in sample.qids  # the query the judge missed is audited
     truth = {"q1": (2, 1), "q2": (3, 1), "q3": (1, 2), "q4": (3, 0)}
-    audit = "".join(f"{q} 0 {q}-j{i + 1} {g}\n" for q in sample.qids
-                    for i, g in enumerate(truth[q]))  # fmt: skip
+    audit = "".join(
+        f"{q} 0 {q}-j{i + 1} {g}\n" for q in sample.qids for i, g in enumerate(truth[q])
+    )
     assert cli("ingest", "qrels", str(write("a.txt", audit)), "--labeller", "ana").code == 0
     report = json.loads(cli("compare", "base", "cand", "--format", "json").out)
     ndcg_row = next(c for c in report["comparisons"] if c["measure"] == "nDCG@10")
@@ -215,6 +234,7 @@ def test_a_query_the_judge_found_nothing_in_is_corrected_not_dropped(
     y_ev = evaluate(store, ["base", "cand"])
     assert y_ev.qids == tuple(qids)
     y = np.nan_to_num(y_ev.values["nDCG@10"][1]) - np.nan_to_num(y_ev.values["nDCG@10"][0])
+
     # The judge's view: its labels where it labelled, the undefined nDCG of q4 counted 0.
     def ndcg(gains: list[int], labelled: list[int]) -> float:
         ideal = sorted(labelled, reverse=True)[:10]
@@ -222,11 +242,13 @@ def test_a_query_the_judge_found_nothing_in_is_corrected_not_dropped(
         best = sum(g / np.log2(r + 2) for r, g in enumerate(ideal))
         return dcg / best if best else 0.0
 
-    f = np.array([
-        ndcg([judge[q][0], human[q][0], judge[q][1]], [*human[q], *judge[q]])
-        - ndcg([human[q][0], human[q][1]], [*human[q], *judge[q]])
-        for q in qids
-    ])  # fmt: skip
+    f = np.array(
+        [
+            ndcg([judge[q][0], human[q][0], judge[q][1]], [*human[q], *judge[q]])
+            - ndcg([human[q][0], human[q][1]], [*human[q], *judge[q]])
+            for q in qids
+        ]
+    )
     at = np.array([i for i, q in enumerate(qids) if q in sample.qids])
     expected = ppi_mean(f, y[at], at)
     assert ndcg_row["ppi"]["estimate"] == pytest.approx(expected.estimate, abs=1e-12)

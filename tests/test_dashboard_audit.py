@@ -1,5 +1,5 @@
-"""Audit: label filters, a pair with provenance, the seeded sample, overrides (pooling.audit,
-pooling.overrides) and the Audit page (AppTest): plain-text passages, the override writing a
+"""Audit: label filters, a pair with provenance, the seeded sample, overrides (pooling.audit.browse,
+pooling.audit.overrides) and the Audit page (AppTest): plain-text passages, the override writing a
 human label that becomes effective everywhere, agreement figures and sample progress."""
 
 from __future__ import annotations
@@ -10,18 +10,18 @@ from typing import Any
 
 import pytest
 
-from judgepool.pooling.audit import (
+from judgepool.errors import UsageError
+from judgepool.pooling.audit.browse import (
     LabelFilter,
     audit_sample,
     human_labelled,
     list_labels,
     pair_detail,
 )
-from judgepool.pooling.errors import UsageError
+from judgepool.pooling.audit.overrides import override_label
 from judgepool.pooling.export import export_labels
-from judgepool.pooling.overrides import override_label
 from judgepool.pooling.pool import pool_summary
-from judgepool.pooling.store import Store
+from judgepool.pooling.store.connection import Store
 from tests.dashboard_db import JUDGE, TRICKY_PASSAGE, build, doc, open_page, plain, texts_of
 
 Writer = Callable[[str, str | bytes], Path]

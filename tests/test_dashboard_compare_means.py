@@ -12,7 +12,7 @@ import pytest
 
 from judgepool.pooling.ingest_labels import ingest_qrels
 from judgepool.pooling.ingest_runs import ingest_run
-from judgepool.pooling.store import Store
+from judgepool.pooling.store.connection import Store
 from tests.conftest import CliResult
 from tests.dashboard_db import TRICKY_PASSAGE, build, frames, open_page, plain, texts_of
 
@@ -78,8 +78,9 @@ def test_bounds_are_the_ones_the_cli_computes(store: Store, cli: Cli) -> None:
 def clear_win(store: Store, write: Writer) -> Store:
     """Ten queries; `good` ranks each one's only relevant doc first, `mid` fifth, `poor` tenth."""
     qids = [f"t{i}" for i in range(10)]
-    qrels = "".join(f"{q} 0 {q}-rel 3\n" + "".join(f"{q} 0 {q}-n{j} 0\n" for j in range(9))
-                    for q in qids)  # fmt: skip
+    qrels = "".join(
+        f"{q} 0 {q}-rel 3\n" + "".join(f"{q} 0 {q}-n{j} 0\n" for j in range(9)) for q in qids
+    )
     ingest_qrels(store, write("win.qrels", qrels), labeller="assessors")
     for name, at_rank in (("good", 1), ("mid", 5), ("poor", 10)):
         lines = []

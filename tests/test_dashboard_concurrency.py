@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from judgepool.pooling.store import Store
+from judgepool.pooling.store.connection import Store
 from tests.dashboard_db import build, frames, open_page, texts_of
 from tests.fake_openai import FakeOpenAI
 
@@ -30,8 +30,8 @@ REPO = Path(__file__).resolve().parent.parent
 # the page, re-run about once a second on a loaded machine, sees several counts); then exits.
 LABELLER = """
 import sys, time
-from judgepool.pooling.labels import Judgment, write_judgments
-from judgepool.pooling.store import Store
+from judgepool.pooling.store.judgments import Judgment, write_judgments
+from judgepool.pooling.store.connection import Store
 store = Store(sys.argv[1])
 holes = [(f"q{q}", f"q{q}-d{n}") for n in range(11, 15) for q in range(1, 7)]
 print("writing", flush=True)

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from judgepool.pooling.labels import Judgment, write_judgments
-from judgepool.pooling.store import Store
+from judgepool.pooling.store.connection import Store
+from judgepool.pooling.store.judgments import Judgment, write_judgments
 from judgepool.ui.commands.serve import streamlit_command
 from tests.conftest import CliResult
 from tests.dashboard_browser import (

@@ -13,7 +13,7 @@ from urllib.parse import parse_qs, urlencode, urlsplit
 
 import pytest
 
-from judgepool.pooling.store import Store
+from judgepool.pooling.store.connection import Store
 from tests.dashboard_browser import browser_page, find_chromium, free_port, serve_dashboard
 from tests.dashboard_db import build
 from tests.dashboard_judge import held_judge
@@ -28,6 +28,7 @@ LINK = [
     ("measure", "nDCG@10"),
     ("query", "q2"),
 ]
+
 
 def wait_for(page: object, predicate: Callable[[str], bool], what: str, timeout: float) -> str:
     deadline = time.monotonic() + timeout
@@ -61,8 +62,10 @@ def test_a_compare_link_while_a_judge_writes(write: Writer, tmp_path: Path) -> N
         page.click('[data-testid="stCheckbox"] label', "Compare anyway")
         page.wait_until_drawn("Means with 95% intervals", charts=1)
         text = page.text()
-        assert "Provisional: a judge is writing labels. Holes in the compared runs' top 10 " \
-               "now: base 0, cand 0, weak 19." in text  # fmt: skip
+        assert (
+            "Provisional: a judge is writing labels. Holes in the compared runs' top 10 "
+            "now: base 0, cand 0, weak 19." in text
+        )
         assert "weak − base: nDCG@10 per query" in text  # the link's chart and measure
         assert "query q2: question q2?" in text  # the link's query, its rankings open
         assert "No hole in its top 10: every doc has a label." in text  # base
@@ -85,8 +88,11 @@ def test_a_compare_link_while_a_judge_writes(write: Writer, tmp_path: Path) -> N
         # Live refresh (every 5 s) redraws the open page: the banner goes, the figures stay.
         text = wait_for(
             page,
-            lambda t: "Labels being written" not in t and "Provisional:" not in t
-            and "Means with 95% intervals" in t,
+            lambda t: (
+                "Labels being written" not in t
+                and "Provisional:" not in t
+                and "Means with 95% intervals" in t
+            ),
             "the page after the judge ended",
             30,
         )

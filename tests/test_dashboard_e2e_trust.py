@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from judgepool.api.trust import draw_audit
 from judgepool.pooling.export import export_labels
-from judgepool.pooling.store import Store
-from judgepool.trust import draw_audit
+from judgepool.pooling.store.connection import Store
 from tests.dashboard_browser import BrowserPage, browser_page, free_port, serve_dashboard
 from tests.dashboard_db import build
 from tests.test_dashboard_e2e import chromium

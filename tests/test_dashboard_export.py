@@ -13,7 +13,7 @@ import pytest
 from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
 
 from judgepool.pooling.export import export_labels
-from judgepool.pooling.store import Store
+from judgepool.pooling.store.connection import Store
 from tests.conftest import CliResult
 from tests.dashboard_db import build, open_page, texts_of
 

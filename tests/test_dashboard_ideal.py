@@ -13,9 +13,9 @@ import pytest
 
 from judgepool.metrics.evaluate import evaluate
 from judgepool.metrics.shift import outside_shifts
-from judgepool.pooling.label_changes import relabelled_in_top
-from judgepool.pooling.labels import Judgment, label_mark, write_judgments
-from judgepool.pooling.store import Store
+from judgepool.pooling.labels_in_top import relabelled_in_top
+from judgepool.pooling.store.connection import Store
+from judgepool.pooling.store.judgments import Judgment, label_mark, write_judgments
 from tests.dashboard_db import build, open_page, plain, texts_of
 
 Writer = Callable[[str, str | bytes], Path]

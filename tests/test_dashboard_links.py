@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from judgepool.pooling.store import Store
+from judgepool.pooling.store.connection import Store
 from tests.dashboard_db import APP, JUDGE, build, charts, frames, open_page, plain, texts_of
 
 Writer = Callable[[str, str | bytes], Path]
@@ -98,16 +98,23 @@ def test_the_sidebar_is_read_from_the_link(store: Store) -> None:
 def test_a_level_in_the_link_is_taken(store: Store) -> None:
     at = opened("runs", {"level": "doc"})
     assert at.radio(key="level").value == "doc"
-    assert any("no query has an effective label at the doc level" in plain(e)
-               for e in texts_of(at, "error"))  # fmt: skip
+    assert any(
+        "no query has an effective label at the doc level" in plain(e)
+        for e in texts_of(at, "error")
+    )
 
 
 def test_link_values_the_database_lacks_are_left_out_and_said(store: Store) -> None:
     at = opened(
         "compare",
-        {"judge": "nobody", "k": "many", "baseline": "gone", "candidate": ["weak", "nope"],
-         "measure": "P@3"},
-    )  # fmt: skip
+        {
+            "judge": "nobody",
+            "k": "many",
+            "baseline": "gone",
+            "candidate": ["weak", "nope"],
+            "measure": "P@3",
+        },
+    )
     assert not at.exception
     (warning,) = [plain(w) for w in texts_of(at, "warning") if "left out" in w]
     assert "The link's judge='nobody' was left out: this database has no such judge" in warning

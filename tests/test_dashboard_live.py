@@ -1,7 +1,7 @@
 """While a judge writes labels, every page says "labels being written: n holes left" and Compare
 marks its verdicts provisional; when it ends (or dies), the pages say nothing more. A real
 `judgepool judge` process against the fake provider, its answers held mid-backfill, read by
-AppTest; pooling.activity on its own for the cases a test cannot wait for (expired leases)."""
+AppTest; pooling.store.activity on its own for the cases a test cannot wait for (expired leases)."""
 
 from __future__ import annotations
 
@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 
 import judgepool as jp
-from judgepool.pooling import claims
-from judgepool.pooling.activity import activity
-from judgepool.pooling.store import Store
+from judgepool.pooling.store import claims
+from judgepool.pooling.store.activity import activity
+from judgepool.pooling.store.connection import Store
 from tests.dashboard_db import PAGES, build, frames, open_page, plain, texts_of
 from tests.dashboard_judge import held_judge, judge_labels
 
@@ -95,8 +95,12 @@ def test_activity_counts_live_judges_only(store: Store) -> None:
 
 @pytest.mark.slow
 def test_a_dead_pid_an_expired_lease_and_a_batch_do_not_count_as_writing(store: Store) -> None:
-    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
-                          capture_output=True, text=True, check=True)  # fmt: skip
+    gone = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     dead = claims.new_holder().rsplit(":", 2)[0] + f":{gone.stdout.strip()}:feed"
     claims.claim(store, dead, [claims.Wanted("k1", (("q1", "q1-d11"),), "chunk")], "x", 0, 60)
     assert not activity(store).writing  # on this machine and gone: not writing

@@ -10,7 +10,7 @@ import pytest
 
 import judgepool as jp
 from judgepool.judge.prompt import load_template
-from judgepool.pooling.store import Store
+from judgepool.pooling.store.connection import Store
 from tests.dashboard_db import TRICKY_PASSAGE, build, open_page, texts_of
 
 Writer = Callable[[str, str | bytes], Path]
@@ -33,7 +33,7 @@ def test_the_pair_view_shows_the_prompt_a_judge_sends(store: Store) -> None:
     expected = jp.open(store.path).render_prompt("q1", "q1-d00").messages
     codes = texts_of(at, "code")
     at_system = codes.index(template.system)
-    assert codes[at_system:at_system + 2] == [m["content"] for m in expected]
+    assert codes[at_system : at_system + 2] == [m["content"] for m in expected]
     assert f"<<<PASSAGE\n{TRICKY_PASSAGE}\nPASSAGE>>>" in codes[at_system + 1]  # as text
     assert not any("<b>not html</b>" in m for m in texts_of(at, "markdown"))
     at.text_input(key="audit_prompt_model").set_value("openai/gpt-4o-mini").run()

@@ -6,8 +6,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
-SOURCES = [*sorted((REPO / "ui" / "dashboard").glob("*.py")), REPO / "ui" / "app.py"]
+PKG = Path(__file__).resolve().parent.parent / "judgepool"
+SOURCES = [*sorted((PKG / "ui" / "dashboard").glob("*.py")), PKG / "ui" / "app.py"]
 WIDGETS = {
     "button",
     "checkbox",
@@ -60,7 +60,7 @@ def test_no_html_and_markdown_only_from_literals() -> None:
 
 def test_commands_import_no_dashboard_library_at_startup() -> None:
     for module in ("serve.py", "export.py"):
-        tree = ast.parse((REPO / "ui" / "commands" / module).read_text(encoding="utf-8"))
+        tree = ast.parse((PKG / "ui" / "commands" / module).read_text(encoding="utf-8"))
         top = [n for n in tree.body if isinstance(n, ast.Import | ast.ImportFrom)]
         names = {a.name for n in top for a in n.names} | {
             n.module for n in top if isinstance(n, ast.ImportFrom) and n.module

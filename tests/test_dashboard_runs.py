@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from judgepool.pooling.export import export_labels
-from judgepool.pooling.store import Store
+from judgepool.pooling.store.connection import Store
 from tests.dashboard_db import build, charts, frames, open_page, plain, texts_of
 
 Writer = Callable[[str, str | bytes], Path]

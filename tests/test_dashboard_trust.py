@@ -10,13 +10,13 @@ from typing import Any
 
 import pytest
 
+from judgepool.api.trust import draw_audit
 from judgepool.metrics.calibration import calibration_figures
 from judgepool.metrics.compare import compare
-from judgepool.pooling.calibration import CalibrationRun, record_run
+from judgepool.pooling.audit.calibration_pairs import CalibrationRun, record_run
 from judgepool.pooling.export import export_labels
 from judgepool.pooling.ingest_labels import ingest_qrels
-from judgepool.pooling.store import Store
-from judgepool.trust import draw_audit
+from judgepool.pooling.store.connection import Store
 from tests.dashboard_db import build, frames, open_page, plain, texts_of
 
 Writer = Callable[[str, str | bytes], Path]
@@ -54,8 +54,10 @@ def test_without_a_sample_the_queue_offers_to_draw_one(store: Store) -> None:
         "Audit sample drawn: drew 3 of 6 queries" in plain(s) for s in texts_of(at, "success")
     )
     progress = at.get("progress")[0].proto.text
-    assert progress == "12 of 15 pairs labelled · 0 of 3 queries fully audited (audit sample #1, " \
-                       "seed 2)"  # fmt: skip
+    assert (
+        progress == "12 of 15 pairs labelled · 0 of 3 queries fully audited (audit sample #1, "
+        "seed 2)"
+    )
 
 
 @pytest.mark.slow
@@ -95,8 +97,10 @@ def test_the_queue_is_blind_keyed_and_saves_then_opens_the_next_pair(store: Stor
     for expected in ("q4", "q2", "q3"):
         assert opened(at) == f"{expected} · {expected}-d10"
         at.button(key="queue_grade_3").click().run()
-    assert any("Every pair of the audit sample has a human label" in plain(s)
-               for s in texts_of(at, "success"))  # fmt: skip
+    assert any(
+        "Every pair of the audit sample has a human label" in plain(s)
+        for s in texts_of(at, "success")
+    )
     assert at.get("progress")[0].proto.text.startswith("15 of 15 pairs labelled · 3 of 3")
 
 
@@ -123,8 +127,23 @@ def test_the_calibration_panel_shows_the_stored_figures(store: Store) -> None:
         "failures": {},
         "cost": 0.01,
     }
-    record_run(store, CalibrationRun(0, "", "chunk", 10, "openai/x@relevance-v1", "openai/x",
-                                     "sha256:abc", 4, 6, 6, 0, stored))  # fmt: skip
+    record_run(
+        store,
+        CalibrationRun(
+            0,
+            "",
+            "chunk",
+            10,
+            "openai/x@relevance-v1",
+            "openai/x",
+            "sha256:abc",
+            4,
+            6,
+            6,
+            0,
+            stored,
+        ),
+    )
     at = open_page("audit")
     assert not at.exception
     (runs,) = frames(at, "α ordinal (pool mix)")
@@ -144,8 +163,9 @@ def test_compare_shows_the_corrected_interval_beside_the_plain_one(
     at.selectbox(key="compare_baseline").set_value("base").run()
     at.multiselect(key="compare_candidates").set_value(["cand"]).run()
     assert not at.exception
-    assert any("No judge-corrected interval yet: no audit yet" in plain(w)
-               for w in texts_of(at, "warning"))  # fmt: skip
+    assert any(
+        "No judge-corrected interval yet: no audit yet" in plain(w) for w in texts_of(at, "warning")
+    )
     assert any("audit sample --queries" in c for c in texts_of(at, "code"))
     draw_audit(store, 4, 2)
     audited = write("a.txt", "q3 0 q3-d10 0\nq4 0 q4-d10 1\nq2 0 q2-d10 3\n")

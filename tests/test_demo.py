@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from judgepool.pooling.ingest_runs import ingest_run
-from judgepool.pooling.store import Store
+from judgepool.pooling.store.connection import Store
 from tests.conftest import CliResult
 
 Cli = Callable[..., CliResult]

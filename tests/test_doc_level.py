@@ -112,16 +112,25 @@ def test_refusal_then_backfill_through_the_fake_server(
     assert "judge --depth 10 --level doc --run new --model MODEL" in refused.err
 
     judged = cli(
-        "judge", "--level", "doc", "--run", "new", "--model", "openai/fake-model",
-        "--api-base", fake.api_base, "--no-progress", "--no-canaries",
-    )  # fmt: skip
+        "judge",
+        "--level",
+        "doc",
+        "--run",
+        "new",
+        "--model",
+        "openai/fake-model",
+        "--api-base",
+        fake.api_base,
+        "--no-progress",
+        "--no-canaries",
+    )
     assert judged.code == 0, judged.err
     # Three holes, three calls: the judge read the best-ranked retrieved chunk of each document.
     assert fake.calls == 3
     assert sorted(r.passage for r in fake.requests) == sorted(
         [CHUNKS["b:imp-0"][1], CHUNKS["b:imp-0"][1], CHUNKS["b:loop-0"][1]]
     )
-    from judgepool.pooling.store import Store
+    from judgepool.pooling.store.connection import Store
 
     with Store().read() as con:
         rows = con.execute(
@@ -148,9 +157,18 @@ def test_refusal_then_backfill_through_the_fake_server(
     assert doc["refused"] == [] and doc["unreliable"] is False and doc["level"] == "doc"
     # Judging again costs nothing: every hole is labelled.
     again = cli(
-        "judge", "--level", "doc", "--run", "new", "--model", "openai/fake-model",
-        "--api-base", fake.api_base, "--no-progress", "--no-canaries",
-    )  # fmt: skip
+        "judge",
+        "--level",
+        "doc",
+        "--run",
+        "new",
+        "--model",
+        "openai/fake-model",
+        "--api-base",
+        fake.api_base,
+        "--no-progress",
+        "--no-canaries",
+    )
     assert again.code == 0 and fake.calls == 3
 
 
@@ -159,7 +177,7 @@ def test_refusal_then_backfill_with_the_offline_judge(collection: None, cli: Cli
     assert cli("compare", "old", "new", "--level", "doc").code == 3
     judged = cli("judge", "--level", "doc", "--model", "offline", "--no-progress")
     assert judged.code == 0, judged.err
-    from judgepool.pooling.store import Store
+    from judgepool.pooling.store.connection import Store
 
     with Store().read() as con:
         labels = con.execute(

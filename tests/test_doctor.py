@@ -12,8 +12,8 @@ import pytest
 
 import judgepool as jp
 from judgepool.judge.llm import load_litellm
-from judgepool.pooling.schema import MIGRATIONS, SCHEMA_VERSION
-from judgepool.pooling.store import Store, utcnow
+from judgepool.pooling.store.connection import Store, utcnow
+from judgepool.pooling.store.schema import MIGRATIONS, SCHEMA_VERSION
 from tests.conftest import CliResult
 
 Cli = Callable[..., CliResult]
@@ -25,10 +25,20 @@ def lines(result: CliResult) -> dict[str, str]:
     found = {}
     for line in result.out.splitlines():
         status, rest = line.split(maxsplit=1)
-        for name in ("model reasoning", "model price", "model key", "offline model", "model",
-                     "keys", "litellm", "chromium", "database", "cache"):
+        for name in (
+            "model reasoning",
+            "model price",
+            "model key",
+            "offline model",
+            "model",
+            "keys",
+            "litellm",
+            "chromium",
+            "database",
+            "cache",
+        ):
             if rest.startswith(name + " "):
-                found[name] = f"{status} {rest[len(name):].strip()}"
+                found[name] = f"{status} {rest[len(name) :].strip()}"
                 break
     return found
 
@@ -36,16 +46,21 @@ def lines(result: CliResult) -> dict[str, str]:
 def _database_at(path: Path, version: int) -> None:
     """A database as a judgepool of schema `version` left it."""
     con = duckdb.connect(str(path))
-    con.execute("CREATE TABLE schema_migrations (version INTEGER NOT NULL, name VARCHAR NOT NULL,"
-                " applied_at TIMESTAMP NOT NULL)")
+    con.execute(
+        "CREATE TABLE schema_migrations (version INTEGER NOT NULL, name VARCHAR NOT NULL,"
+        " applied_at TIMESTAMP NOT NULL)"
+    )
     for migration in MIGRATIONS:
         if migration.version <= version:
             con.execute(migration.sql)
-            con.execute("INSERT INTO schema_migrations VALUES (?, ?, ?)",
-                        [migration.version, migration.name, utcnow()])
+            con.execute(
+                "INSERT INTO schema_migrations VALUES (?, ?, ?)",
+                [migration.version, migration.name, utcnow()],
+            )
     if version > SCHEMA_VERSION:
-        con.execute("INSERT INTO schema_migrations VALUES (?, 'from_the_future', ?)",
-                    [version, utcnow()])
+        con.execute(
+            "INSERT INTO schema_migrations VALUES (?, 'from_the_future', ?)", [version, utcnow()]
+        )
     con.close()
 
 
@@ -54,8 +69,11 @@ def test_keys_are_named_and_their_values_never_shown(
 ) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", SECRET)
     monkeypatch.setenv("ANTHROPIC_API_KEY", SECRET + "-anthropic")
-    outputs = [cli("doctor"), cli("doctor", "--model", "openai/gpt-4o-mini"),
-               cli("doctor", "--json", "--model", "anthropic/claude-3-5-haiku-20241022")]
+    outputs = [
+        cli("doctor"),
+        cli("doctor", "--model", "openai/gpt-4o-mini"),
+        cli("doctor", "--json", "--model", "anthropic/claude-3-5-haiku-20241022"),
+    ]
     for result in outputs:
         assert SECRET not in result.out + result.err
     found = lines(outputs[1])
@@ -69,7 +87,8 @@ def test_a_model_without_its_key_is_a_problem(cli: Cli) -> None:
     result = cli("doctor", "--model", "openai/gpt-4o-mini")
     assert result.code == 1
     assert lines(result)["model key"].startswith(
-        "problem no key for openai/gpt-4o-mini: set OPENAI_API_KEY — export")
+        "problem no key for openai/gpt-4o-mini: set OPENAI_API_KEY — export"
+    )
     assert "error: 1 problem found (model key) — do what each problem line says" in result.err
     assert lines(result)["keys"].startswith("note none of the 13 provider key variables is set")
 
@@ -83,7 +102,8 @@ def test_a_known_price_is_shown_from_litellms_map(
     assert lines(result)["model price"] == (
         f"ok openai/gpt-4o-mini: ${prices['input_cost_per_token'] * 1e6:.2f} in / "
         f"${prices['output_cost_per_token'] * 1e6:.2f} out per million tokens "
-        "(litellm 1.110.2's price map)")
+        "(litellm 1.110.2's price map)"
+    )
     assert "model reasoning" not in lines(result)
     reasoning = lines(cli("doctor", "--model", "openai/o3-mini"))["model reasoning"]
     assert reasoning.startswith("ok openai/o3-mini is a reasoning model in litellm's model map")
@@ -96,7 +116,8 @@ def test_an_unknown_price_is_a_problem_unless_the_server_is_ones_own(
     hosted = cli("doctor", "--model", "openai/not-a-model-we-know")
     assert hosted.code == 1
     assert lines(hosted)["model price"].startswith(
-        "problem openai/not-a-model-we-know: no price in litellm 1.110.2's price map")
+        "problem openai/not-a-model-we-know: no price in litellm 1.110.2's price map"
+    )
     assert "--max-calls" in lines(hosted)["model price"]
     own = cli("doctor", "--model", "hosted_vllm/qwen", "--api-base", "http://127.0.0.1:9/v1")
     assert lines(own)["model price"].startswith("note hosted_vllm/qwen: no price")
@@ -106,8 +127,9 @@ def test_an_unknown_price_is_a_problem_unless_the_server_is_ones_own(
 def test_a_model_string_that_cannot_work_is_a_problem(cli: Cli) -> None:
     result = cli("doctor", "--model", "gpt-4o-mini")
     assert result.code == 1
-    assert lines(result)["model"].startswith("problem model 'gpt-4o-mini' does not name a "
-                                             "provider — use a litellm model string")
+    assert lines(result)["model"].startswith(
+        "problem model 'gpt-4o-mini' does not name a provider — use a litellm model string"
+    )
 
 
 def test_the_schema_version_is_read_without_upgrading(cli: Cli, tmp_path: Path) -> None:
@@ -115,18 +137,22 @@ def test_the_schema_version_is_read_without_upgrading(cli: Cli, tmp_path: Path) 
     old = tmp_path / "old.duckdb"
     _database_at(old, SCHEMA_VERSION - 1)
     found = lines(cli("--db", old, "doctor"))["database"]
-    assert found.startswith(f"note {old}: schema version {SCHEMA_VERSION - 1} of "
-                            f"{SCHEMA_VERSION} — the next judgepool command")
+    assert found.startswith(
+        f"note {old}: schema version {SCHEMA_VERSION - 1} of "
+        f"{SCHEMA_VERSION} — the next judgepool command"
+    )
     assert Store(old).recorded_version() == SCHEMA_VERSION - 1  # doctor left it as it was
     Store(old).schema_version()  # any command upgrades it
     assert lines(cli("--db", old, "doctor"))["database"] == (
-        f"ok {old}: schema version {SCHEMA_VERSION} (current)")
+        f"ok {old}: schema version {SCHEMA_VERSION} (current)"
+    )
     new = tmp_path / "new.duckdb"
     _database_at(new, SCHEMA_VERSION + 1)
     result = cli("--db", new, "doctor")
     assert result.code == 1
     assert lines(result)["database"].startswith(
-        f"problem {new}: schema version {SCHEMA_VERSION + 1}, newer than this judgepool's")
+        f"problem {new}: schema version {SCHEMA_VERSION + 1}, newer than this judgepool's"
+    )
     foreign = tmp_path / "foreign.duckdb"
     con = duckdb.connect(str(foreign))
     con.execute("CREATE TABLE sales (id INTEGER)")
@@ -149,7 +175,8 @@ def test_the_cache_folder_size_and_space(
     assert result.code == 1
     assert lines(result)["cache"] == (
         f"problem the cache folder {blocked / 'cache'} cannot be made: {blocked} is a file — "
-        "point JUDGEPOOL_CACHE_DIR at a writable folder on a disk with room")
+        "point JUDGEPOOL_CACHE_DIR at a writable folder on a disk with room"
+    )
 
 
 def test_chromium(cli: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -185,6 +212,13 @@ def test_all_well_is_exit_0_and_the_library_says_the_same(
     report = jp.doctor(model="openai/gpt-4o-mini")
     assert report.ok and not report.problems
     assert [c.name for c in report.checks] == [
-        "keys", "litellm", "model key", "model price", "offline model", "chromium", "database",
-        "cache"]
+        "keys",
+        "litellm",
+        "model key",
+        "model price",
+        "offline model",
+        "chromium",
+        "database",
+        "cache",
+    ]
     assert SECRET not in json.dumps(report.as_dict())

@@ -17,16 +17,16 @@ from pathlib import Path
 
 import pytest
 
-from judgepool.pooling.store import Store
+from judgepool.pooling.store.connection import Store
 from tests.dashboard_db import build
 
 Writer = Callable[[str, str | bytes], Path]
 DROP_CAPS = ["setpriv", "--inh-caps=-all", "--bounding-set=-dac_override,-dac_read_search", "--"]
 
 
-def judgepool(*args: str, stdout: int | None = None, prefix: tuple[str, ...] = ()) -> tuple[
-    int, str
-]:  # fmt: skip
+def judgepool(
+    *args: str, stdout: int | None = None, prefix: tuple[str, ...] = ()
+) -> tuple[int, str]:
     """Run the real command in a child process; returns (exit code, stderr)."""
     done = subprocess.run(
         [*prefix, sys.executable, "-m", "judgepool.ui.cli", *args],
@@ -112,8 +112,11 @@ def test_database_on_a_full_disk(tmp_path: Path, write: Writer) -> None:
     private_mounts()
     disk = tmp_path / "disk"
     disk.mkdir()
-    rows = "".join(f"q{q} Q0 doc-{q}-{d}-{'x' * 40} {d + 1} {1000 - d} big\n"
-                   for q in range(60) for d in range(1000))  # fmt: skip
+    rows = "".join(
+        f"q{q} Q0 doc-{q}-{d}-{'x' * 40} {d + 1} {1000 - d} big\n"
+        for q in range(60)
+        for d in range(1000)
+    )
     run = write("big.trec", rows)
     script = (
         f"mount -t tmpfs -o size=256k tmpfs {disk} && "

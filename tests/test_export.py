@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from judgepool.pooling.errors import UsageError
+from judgepool.errors import UsageError
+from judgepool.pooling.audit.overrides import override_label
 from judgepool.pooling.export import JUDGMENT_FIELDS, export_labels
-from judgepool.pooling.labels import Judgment, write_judgments
-from judgepool.pooling.outfile import write_atomic
-from judgepool.pooling.overrides import override_label
-from judgepool.pooling.store import Store
+from judgepool.pooling.io.outfile import write_atomic
+from judgepool.pooling.store.connection import Store
+from judgepool.pooling.store.judgments import Judgment, write_judgments
 from tests.conftest import CliResult
 from tests.dashboard_db import JUDGE, QIDS, build, doc
 

@@ -16,10 +16,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from judgepool.pooling.errors import InputError
-from judgepool.pooling.fastscan import scan_qrels, scan_run
-from judgepool.pooling.readers import read_trec_qrels, read_trec_run
-from judgepool.pooling.sql import scratch
+from judgepool.errors import InputError
+from judgepool.pooling.io.fastscan import scan_qrels, scan_run
+from judgepool.pooling.io.readers import read_trec_qrels, read_trec_run
+from judgepool.pooling.store.sql import scratch
 
 _CLEAN_ID = st.text(alphabet="ab1:/_.#\u00e9", min_size=1, max_size=3)
 _HOSTILE_ID = st.text(alphabet="a#\u00a0\x07\x1c\ufeff\x85\x00", max_size=3)

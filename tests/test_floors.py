@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 import judgepool as jp
-from judgepool.pooling.floors import current_floors, floor_history
-from judgepool.pooling.store import Store
+from judgepool.pooling.store.connection import Store
+from judgepool.pooling.store.floors import current_floors, floor_history
 from tests.conftest import CliResult
 
 Cli = Callable[..., CliResult]
@@ -93,7 +93,8 @@ def test_floors_check_exit_codes(db: None, cli: Cli) -> None:
     under = cli("floors", "check", "weak")
     assert under.code == 5
     assert "weak is under 1 floor(s) at the chunk level (its mean): nR@10 0.2500 < floor 0.75" in (
-        under.err)  # fmt: skip
+        under.err
+    )
     assert "UNDER" in under.out
     # --lower-bound: good's interval over its two queries is [0.5, 1.0]; 0.5 < 0.75.
     strict = cli("floors", "check", "good", "--lower-bound", "--format", "json")
@@ -137,19 +138,23 @@ def test_a_database_of_an_older_schema_gains_the_tables(tmp_path: Path) -> None:
     """Migrations query_groups and floors apply to a database written before them."""
     import duckdb
 
-    from judgepool.pooling.schema import MIGRATIONS, SCHEMA_VERSION
-    from judgepool.pooling.store import utcnow
+    from judgepool.pooling.store.connection import utcnow
+    from judgepool.pooling.store.schema import MIGRATIONS, SCHEMA_VERSION
 
     path = tmp_path / "old.duckdb"
     con = duckdb.connect(str(path))
-    con.execute("CREATE TABLE schema_migrations (version INTEGER NOT NULL, name VARCHAR NOT NULL, "
-                "applied_at TIMESTAMP NOT NULL)")  # fmt: skip
+    con.execute(
+        "CREATE TABLE schema_migrations (version INTEGER NOT NULL, name VARCHAR NOT NULL, "
+        "applied_at TIMESTAMP NOT NULL)"
+    )
     first = min(m.version for m in MIGRATIONS if m.name in ("query_groups", "floors"))
     for migration in MIGRATIONS:
         if migration.version < first:  # what a database had before them
             con.execute(migration.sql)
-            con.execute("INSERT INTO schema_migrations VALUES (?, ?, ?)",
-                        [migration.version, migration.name, utcnow()])  # fmt: skip
+            con.execute(
+                "INSERT INTO schema_migrations VALUES (?, ?, ?)",
+                [migration.version, migration.name, utcnow()],
+            )
     con.close()
     database = jp.open(path)
     assert database.floors().height == 0 and database.query_groups().height == 0

@@ -11,9 +11,9 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from judgepool.pooling.errors import DatabaseError
-from judgepool.pooling.labels import Judgment, write_judgments
-from judgepool.pooling.store import Store
+from judgepool.errors import DatabaseError
+from judgepool.pooling.store.connection import Store
+from judgepool.pooling.store.judgments import Judgment, write_judgments
 from tests.conftest import CliResult
 
 Cli = Callable[..., CliResult]

@@ -48,23 +48,26 @@ def _run(name: str, ranked: dict[int, str]) -> str:
 
 @pytest.fixture
 def db(cli: Cli, write: Writer) -> None:
-    qrels = "".join(f"q{q} 0 q{q}-{d} {g}\n" for q in range(1, 12)
-                    for d, g in (("r1", 2), ("r2", 2), ("n1", 0)))  # fmt: skip
+    qrels = "".join(
+        f"q{q} 0 q{q}-{d} {g}\n" for q in range(1, 12) for d, g in (("r1", 2), ("r2", 2), ("n1", 0))
+    )
     groups = "".join(f"q{q}\twide\n" for q in range(1, 9)) + "q9\tmixed\nq9\tsingle\nq10\tmixed\n"
     topics = "".join(f"q{q}\tquestion {q}\n" for q in range(1, 12))
     for args in (
-        ("ingest", "queries", write("topics.tsv", topics), "--groups",
-         write("groups.tsv", groups)),
+        ("ingest", "queries", write("topics.tsv", topics), "--groups", write("groups.tsv", groups)),
         ("ingest", "qrels", write("qrels.txt", qrels)),
-        ("ingest", "run", write("base.trec", _run("base", BASE)),
-         write("cand.trec", _run("cand", CAND))),
-    ):  # fmt: skip
+        (
+            "ingest",
+            "run",
+            write("base.trec", _run("base", BASE)),
+            write("cand.trec", _run("cand", CAND)),
+        ),
+    ):
         assert cli(*args).code == 0
 
 
 def test_compare_by_group_by_hand(db: None, cli: Cli) -> None:
-    done = cli("compare", "base", "cand", "--measure", "nR@10", "--by", "group",
-               "--format", "json")  # fmt: skip
+    done = cli("compare", "base", "cand", "--measure", "nR@10", "--by", "group", "--format", "json")
     assert done.code == 0, done.err
     report = json.loads(done.out)
     overall = report["comparisons"][0]
@@ -100,9 +103,15 @@ def test_eval_by_group_by_hand(db: None, cli: Cli) -> None:
     assert means[("wide", "base")]["too_small"] is False
     mixed_base, mixed_cand = means[("mixed", "base")], means[("mixed", "cand")]
     assert (mixed_base["mean"], mixed_base["ci95"], mixed_base["too_small"]) == (
-        0.25, [0.0, 0.5], False)  # fmt: skip
+        0.25,
+        [0.0, 0.5],
+        False,
+    )
     assert (mixed_cand["mean"], mixed_cand["ci95"], mixed_cand["too_small"]) == (
-        0.5, [0.0, 1.0], True)  # fmt: skip
+        0.5,
+        [0.0, 1.0],
+        True,
+    )
     assert means[("single", "base")]["n"] == 1 and means[("single", "cand")]["too_small"] is True
     table = cli("eval", "--measure", "nR@10", "--by", "group")
     assert "by group" in table.out and "1 queries are in no group" in table.out
@@ -124,8 +133,9 @@ def test_the_library_and_the_csv_carry_the_same_figures(db: None, cli: Cli) -> N
     wide = cmp.groups.filter(group="wide")
     assert wide["delta"].item() == -0.5 and wide["too_small"].item() is False
     assert cmp.to_json()["groups"]["tests"] == 3
-    rows = cli("compare", "base", "cand", "--measure", "nR@10", "--by", "group", "--format",
-               "csv").out.splitlines()  # fmt: skip
+    rows = cli(
+        "compare", "base", "cand", "--measure", "nR@10", "--by", "group", "--format", "csv"
+    ).out.splitlines()
     assert rows[0].startswith("level,group,baseline,candidate,measure,n,delta")
     assert rows[1].startswith("chunk,mixed,base,cand,nR@10,2,0.25,-0.5,1.0,1.0,1.0,False,True")
 

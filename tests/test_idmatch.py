@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from judgepool.pooling.idmatch import NearMatch, near_matches
+from judgepool.pooling.io.idmatch import NearMatch, near_matches
 
 
 def test_nfc_and_zero_width_near_matches_are_found_and_named() -> None:

@@ -1,60 +1,110 @@
-"""No import cycles inside a package, counting imports inside functions too (issue 12.5), and
-the one-way dependencies between the packages: ui -> metrics, judge -> pooling."""
+"""The house's layers hold for every module of the package (DESIGN.md): each imports only from
+below it, and no import cycle exists anywhere, counting imports inside functions and under
+TYPE_CHECKING too (an `if TYPE_CHECKING` import is still a dependency a reader must follow).
+
+    errors, defaults          the bottom: import nothing of judgepool
+    stats                     numerics (errors only)
+    pooling                   io <- store <- pools, rankings, ingest, audit data
+    judge, metrics            each on pooling; neither imports the other
+    reports                   rendering of metrics' results
+    api (and `judgepool`)     the front door and the service functions
+    ui                        the CLI and the dashboard
+"""
 
 from __future__ import annotations
 
 import ast
 from pathlib import Path
 
-import pytest
+from tests.conftest import PKG
 
-from tests.conftest import REPO
-
-PACKAGES = ("pooling", "judge", "metrics", "ui")
-# Which packages each may import (besides itself): DESIGN.md's arrows.
-ALLOWED = {
-    "pooling": set(),
-    "judge": {"pooling"},
-    "metrics": {"pooling"},
-    "ui": {"pooling", "judge", "metrics"},
+LAYERS = {
+    "errors": 0,
+    "defaults": 0,
+    "stats": 1,
+    "pooling": 2,
+    "judge": 3,
+    "metrics": 3,
+    "reports": 4,
+    "api": 5,
+    "": 6,  # judgepool/__init__.py: the front door, naming api's objects
+    "ui": 7,
 }
+# Inside pooling: files and formats, then the database, then what is built on both.
+POOLING_LAYERS = {"io": 0, "store": 1}
+POOLING_TOP = 2
 
 
 def _module_name(path: Path) -> str:
-    parts = list(path.relative_to(REPO).with_suffix("").parts)
+    parts = list(path.relative_to(PKG.parent).with_suffix("").parts)
     if parts[-1] == "__init__":
         parts.pop()
-    return "judgepool." + ".".join(parts)
+    return ".".join(parts)
+
+
+def _modules() -> dict[str, Path]:
+    return {_module_name(p): p for p in sorted(PKG.rglob("*.py"))}
 
 
 def _graph() -> dict[str, set[str]]:
     """module -> the judgepool modules it imports anywhere in its body."""
-    modules = {
-        _module_name(p): p for package in PACKAGES for p in (REPO / package).rglob("*.py")
-    }
+    modules = _modules()
     graph: dict[str, set[str]] = {name: set() for name in modules}
     for name, path in modules.items():
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             targets: list[str] = []
             if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-                targets = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
+                for alias in node.names:  # `from a import b`: the module a.b when b is one
+                    full = f"{node.module}.{alias.name}"
+                    targets.append(full if full in modules else node.module)
             elif isinstance(node, ast.Import):
                 targets = [a.name for a in node.names]
-            for target in targets:
-                if target in modules and target != name:
-                    graph[name].add(target)
+            graph[name] |= {t for t in targets if t in modules and t != name}
     return graph
 
 
-def _cycle(graph: dict[str, set[str]], package: str) -> list[str] | None:
-    inside = {m for m in graph if m.split(".")[1] == package}
+def _package(module: str) -> str:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else ""
+
+
+def _layer(module: str) -> int:
+    return LAYERS[_package(module)]
+
+
+def _pooling_layer(module: str) -> int:
+    parts = module.split(".")
+    return POOLING_LAYERS.get(parts[2], POOLING_TOP) if len(parts) > 3 else POOLING_TOP
+
+
+def test_every_module_has_a_layer() -> None:
+    assert sorted({_package(m) for m in _modules()} - set(LAYERS)) == []
+
+
+def test_no_upward_or_sideways_import() -> None:
+    wrong = []
+    for source, targets in _graph().items():
+        for target in targets:
+            same = _package(source) == _package(target)
+            if not same and _layer(target) >= _layer(source):
+                wrong.append(f"{source} imports {target}")
+            elif (
+                same
+                and _package(source) == "pooling"
+                and _pooling_layer(target) > _pooling_layer(source)
+            ):
+                wrong.append(f"{source} imports {target} (above it inside pooling)")
+    assert sorted(wrong) == []
+
+
+def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
     state: dict[str, int] = {}
     stack: list[str] = []
 
     def visit(node: str) -> list[str] | None:
         state[node] = 1
         stack.append(node)
-        for nxt in sorted(graph[node] & inside):
+        for nxt in sorted(graph[node]):
             if state.get(nxt) == 1:
                 return [*stack[stack.index(nxt) :], nxt]
             if nxt not in state and (found := visit(nxt)):
@@ -63,23 +113,28 @@ def _cycle(graph: dict[str, set[str]], package: str) -> list[str] | None:
         state[node] = 2
         return None
 
-    for node in sorted(inside):
+    for node in sorted(graph):
         if node not in state and (found := visit(node)):
             return found
     return None
 
 
-@pytest.mark.parametrize("package", PACKAGES)
-def test_no_import_cycle_inside_a_package(package: str) -> None:
-    assert _cycle(_graph(), package) is None
+def test_no_import_cycle_anywhere() -> None:
+    assert _cycle(_graph()) is None
 
 
-def test_packages_depend_one_way() -> None:
-    wrong = sorted(
-        f"{source} imports {target}"
-        for source, targets in _graph().items()
-        for target in targets
-        if target.split(".")[1] != source.split(".")[1]
-        and target.split(".")[1] not in ALLOWED[source.split(".")[1]]
+def test_the_checker_sees_an_upward_import_and_a_cycle() -> None:
+    """The rules above are not vacuous: a made-up graph that breaks them is caught."""
+    graph = {
+        "judgepool.pooling.pool": {"judgepool.metrics.gate"},
+        "judgepool.metrics.gate": {"judgepool.pooling.pool"},
+    }
+    assert _cycle(graph) == [
+        "judgepool.metrics.gate",
+        "judgepool.pooling.pool",
+        "judgepool.metrics.gate",
+    ]
+    assert _layer("judgepool.metrics.gate") > _layer("judgepool.pooling.pool")
+    assert _pooling_layer("judgepool.pooling.store.claims") > _pooling_layer(
+        "judgepool.pooling.io.formats"
     )
-    assert wrong == []

@@ -13,8 +13,8 @@ import pytest
 from judgepool.pooling.ingest_labels import ingest_qrels
 from judgepool.pooling.ingest_runs import default_run_name, ingest_run
 from judgepool.pooling.ingest_texts import ingest_docs, ingest_queries
-from judgepool.pooling.store import Store
-from judgepool.pooling.text import content_hash
+from judgepool.pooling.io.text import content_hash
+from judgepool.pooling.store.connection import Store
 from tests.conftest import CliResult
 
 Writer = Callable[[str, str | bytes], Path]

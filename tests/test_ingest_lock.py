@@ -17,15 +17,15 @@ from pathlib import Path
 
 import pytest
 
-from judgepool.pooling.store import Store
+from judgepool.pooling.store.connection import Store
 
 REPO = Path(__file__).resolve().parent.parent
 
 # Short writes until the stop file appears; exits 3 if one waited past JUDGEPOOL_LOCK_TIMEOUT.
 SHORT_WRITER = """
 import os, sys, time
-from judgepool.pooling.errors import DatabaseBusyError
-from judgepool.pooling.store import Store
+from judgepool.errors import DatabaseBusyError
+from judgepool.pooling.store.connection import Store
 store, stop, writes, longest = Store(sys.argv[1]), sys.argv[2], 0, 0.0
 print("writing", flush=True)
 while not os.path.exists(stop):

@@ -10,7 +10,7 @@ import gzip
 from collections.abc import Callable
 from pathlib import Path
 
-from judgepool.pooling.store import Store
+from judgepool.pooling.store.connection import Store
 from tests.conftest import CliResult
 from tests.ingest_helpers import snapshot
 

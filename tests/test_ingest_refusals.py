@@ -128,7 +128,7 @@ def test_parquet_integer_ids_are_their_decimal_form(cli: Cli, tmp_path: Path) ->
         },
     )
     assert cli("ingest", "run", path).code == 0
-    from judgepool.pooling.store import Store
+    from judgepool.pooling.store.connection import Store
 
     with Store().read() as con:
         got = con.execute("SELECT qid, doc_id, score, rank FROM run_rows ORDER BY rank").fetchall()

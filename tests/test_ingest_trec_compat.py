@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from judgepool.pooling.store import Store
+from judgepool.pooling.store.connection import Store
 from tests.conftest import CliResult
 
 Cli = Callable[..., CliResult]

@@ -16,8 +16,12 @@ from judgepool.judge.prompt import load_template
 Writer = Callable[[str, str | bytes], Path]
 
 
-def request(doc_id: str = "d1", passage: str = "Water boils at 100 C.", query: str = "boiling",
-            qid: str = "q1") -> JudgeRequest:
+def request(
+    doc_id: str = "d1",
+    passage: str = "Water boils at 100 C.",
+    query: str = "boiling",
+    qid: str = "q1",
+) -> JudgeRequest:
     return JudgeRequest(qid, doc_id, "chunk", query, passage, (ShownSpan(doc_id, 0, len(passage)),))
 
 
@@ -64,7 +68,9 @@ def test_model_and_parameters_change_the_key(change: dict[str, object]) -> None:
 
 
 def test_template_changes_the_key_and_the_endpoint_does_not(write: Writer) -> None:
-    own = (Path(__file__).parent.parent / "judge" / "prompts" / "relevance-v1.txt").read_text()
+    own = (
+        Path(__file__).parent.parent / "judgepool" / "judge" / "prompts" / "relevance-v1.txt"
+    ).read_text()
     edited = write("edited.txt", own.replace("assessor", "careful assessor"))
     assert judge(template=str(edited)).cache_key(request()) != judge().cache_key(request())
     # the same model behind another endpoint is the same model: the key does not change

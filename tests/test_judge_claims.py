@@ -23,11 +23,11 @@ from pathlib import Path
 import pytest
 
 from judgepool.judge.cache import JudgeCache
-from judgepool.pooling import claims
 from judgepool.pooling.ingest_runs import ingest_run
 from judgepool.pooling.ingest_texts import ingest_docs, ingest_queries
-from judgepool.pooling.labels import Judgment, label_mark, write_judgments
-from judgepool.pooling.store import Store, utcnow
+from judgepool.pooling.store import claims
+from judgepool.pooling.store.connection import Store, utcnow
+from judgepool.pooling.store.judgments import Judgment, label_mark, write_judgments
 from tests.conftest import CliResult
 from tests.fake_openai import FakeOpenAI, FakeRequest, Reply, default_reply
 from tests.judge_fixtures import EXPECTED, collection_copy
@@ -48,14 +48,25 @@ def fake(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeOpenAI]:
 def judge_args(fake: FakeOpenAI, *extra: str) -> list[str]:
     """The judge command on the fake server; canaries off (their own tests: test_canaries.py),
     so that calls count the holes' texts."""
-    return ["judge", "--model", "openai/fake-model", "--api-base", fake.api_base, "--no-progress",
-            "--no-canaries", *extra]
+    return [
+        "judge",
+        "--model",
+        "openai/fake-model",
+        "--api-base",
+        fake.api_base,
+        "--no-progress",
+        "--no-canaries",
+        *extra,
+    ]
 
 
 def start(fake: FakeOpenAI, *extra: str) -> subprocess.Popen[str]:
     return subprocess.Popen(
         [sys.executable, "-m", "judgepool.ui.cli", *judge_args(fake, *extra)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=dict(os.environ),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=dict(os.environ),
     )
 
 
@@ -75,10 +86,14 @@ def claim_rows(store: Store) -> list[tuple[str, str]]:
 
 def big_collection(store: Store, write: Writer) -> Store:
     """QUERIES queries x DOCS docs, each doc retrieved by one run at depth DOCS: all holes."""
-    ingest_queries(store, write("topics.tsv", "".join(
-        f"q{q}\tquestion number {q}\n" for q in range(QUERIES))))
-    docs = [json.dumps({"doc_id": f"d{q}-{d}", "text": f"passage {d} for {q} [[grade={d % 4}]]"})
-            for q in range(QUERIES) for d in range(DOCS)]
+    ingest_queries(
+        store, write("topics.tsv", "".join(f"q{q}\tquestion number {q}\n" for q in range(QUERIES)))
+    )
+    docs = [
+        json.dumps({"doc_id": f"d{q}-{d}", "text": f"passage {d} for {q} [[grade={d % 4}]]"})
+        for q in range(QUERIES)
+        for d in range(DOCS)
+    ]
     ingest_docs(store, write("docs.jsonl", "\n".join(docs) + "\n"))
     run = [f"q{q} Q0 d{q}-{d} {d + 1} {DOCS - d} A" for q in range(QUERIES) for d in range(DOCS)]
     ingest_run(store, write("A.trec", "\n".join(run) + "\n"))
@@ -109,13 +124,18 @@ def test_claims_hold_expire_and_release_with_the_labels(tmp_path: Path, write: W
     assert claims.claim(store, two, wanted[1:2], "L", mark, 60).mine == ["k1"]
     # a claim whose lease ran out is taken over, whatever its labels
     with store.write() as con:
-        con.execute("UPDATE claims SET expires_at = ? WHERE key = 'k1'",
-                    [utcnow() - timedelta(seconds=1)])
+        con.execute(
+            "UPDATE claims SET expires_at = ? WHERE key = 'k1'", [utcnow() - timedelta(seconds=1)]
+        )
     assert claims.claim(store, one, wanted[1:2], "L", mark, 60).taken_over == ["k1"]
     assert claims.renew(store, two, 60) == 1  # k2 only: k1 was taken over
     # a holder on this machine whose process is gone is dead at once, whatever its lease
-    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
-                          capture_output=True, text=True, check=True).stdout.strip()
+    gone = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
     ghost = one.rsplit(":", 2)[0] + f":{gone}:dead"
     assert claims.holder_is_dead(ghost) and not claims.holder_is_dead(one)
     assert not claims.holder_is_dead(batch) and not claims.holder_is_dead("judge:elsewhere:1:2:x")
@@ -129,8 +149,11 @@ def test_claims_hold_expire_and_release_with_the_labels(tmp_path: Path, write: W
 
 
 def test_a_bad_lease_setting_is_refused_with_what_to_do(
-    monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory, tmp_path: Path,
-    fake: FakeOpenAI, cli: Cli
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path_factory: pytest.TempPathFactory,
+    tmp_path: Path,
+    fake: FakeOpenAI,
+    cli: Cli,
 ) -> None:
     collection_copy(tmp_path_factory, tmp_path / "test.duckdb")
     monkeypatch.setenv(claims.ENV_LEASE, "soon")
@@ -166,8 +189,10 @@ def test_two_judges_started_together_pay_for_each_text_once(
 
     fake.reply = reply
     fake.latency = 0.02
-    judges = [start(fake, "--concurrency", str(concurrency), "--depth", str(DOCS),
-                    "--all-queries") for _ in range(2)]
+    judges = [
+        start(fake, "--concurrency", str(concurrency), "--depth", str(DOCS), "--all-queries")
+        for _ in range(2)
+    ]
     results = [j.communicate(timeout=240) for j in judges]
     for judge, (_, err) in zip(judges, results, strict=True):
         assert judge.returncode == 0, err
@@ -197,8 +222,14 @@ def _interrupt_a_judge(fake: FakeOpenAI, how: signal.Signals) -> subprocess.Pope
     return first
 
 
-def _check_taken_over(store: Store, result: CliResult, held: list[tuple[str, str]],
-                      fake: FakeOpenAI, stopped_calls: int, recorded: int) -> None:
+def _check_taken_over(
+    store: Store,
+    result: CliResult,
+    held: list[tuple[str, str]],
+    fake: FakeOpenAI,
+    stopped_calls: int,
+    recorded: int,
+) -> None:
     assert result.code == 0, result.err
     taken = int(re.search(r"(\d+) pairs were taken over", result.out).group(1))  # type: ignore[union-attr]
     assert taken >= len(held)
@@ -212,8 +243,11 @@ def _check_taken_over(store: Store, result: CliResult, held: list[tuple[str, str
 
 @pytest.mark.slow
 def test_a_killed_judges_claims_are_taken_over_at_once_on_its_machine(
-    tmp_path_factory: pytest.TempPathFactory, tmp_path: Path, fake: FakeOpenAI, cli: Cli,
-    monkeypatch: pytest.MonkeyPatch
+    tmp_path_factory: pytest.TempPathFactory,
+    tmp_path: Path,
+    fake: FakeOpenAI,
+    cli: Cli,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     store = collection_copy(tmp_path_factory, tmp_path / "test.duckdb")
     monkeypatch.setenv(claims.ENV_LEASE, "600")  # the lease would keep them for 10 minutes
@@ -233,8 +267,11 @@ def test_a_killed_judges_claims_are_taken_over_at_once_on_its_machine(
 
 @pytest.mark.slow
 def test_a_stuck_judges_claims_are_taken_over_after_the_lease(
-    tmp_path_factory: pytest.TempPathFactory, tmp_path: Path, fake: FakeOpenAI, cli: Cli,
-    monkeypatch: pytest.MonkeyPatch
+    tmp_path_factory: pytest.TempPathFactory,
+    tmp_path: Path,
+    fake: FakeOpenAI,
+    cli: Cli,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     store = collection_copy(tmp_path_factory, tmp_path / "test.duckdb")
     monkeypatch.setenv(claims.ENV_LEASE, "15")  # outlives the second judge's start

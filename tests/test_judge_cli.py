@@ -22,7 +22,7 @@ import pytest
 
 from judgepool.judge.cache import JudgeCache
 from judgepool.pooling.ingest_labels import ingest_qrels
-from judgepool.pooling.store import Store
+from judgepool.pooling.store.connection import Store
 from tests.conftest import CliResult
 from tests.fake_openai import FakeOpenAI
 from tests.judge_fixtures import EXPECTED, collection_copy
@@ -47,15 +47,24 @@ def fake(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeOpenAI]:
 def judge_args(fake: FakeOpenAI, *extra: str) -> list[str]:
     """The judge command on the fake server; canaries off (their own tests: test_canaries.py),
     so that calls count the holes' texts."""
-    return ["judge", "--model", "openai/fake-model", "--api-base", fake.api_base, "--no-progress",
-            "--no-canaries", *extra]
+    return [
+        "judge",
+        "--model",
+        "openai/fake-model",
+        "--api-base",
+        fake.api_base,
+        "--no-progress",
+        "--no-canaries",
+        *extra,
+    ]
 
 
 def ok_labels(store: Store, level: str = "chunk") -> list[tuple[str, str, int, dict[str, Any]]]:
     with store.read() as con:
         rows = con.execute(
             "SELECT qid, doc_id, grade, provenance FROM judgments WHERE source = 'judge' "
-            "AND status = 'ok' AND level = ? ORDER BY id", [level]
+            "AND status = 'ok' AND level = ? ORDER BY id",
+            [level],
         ).fetchall()
     return [(q, d, g, json.loads(p)) for q, d, g, p in rows]
 
@@ -87,8 +96,9 @@ def test_a_run_prints_status_grades_and_judged_before_and_after(
     out = result.out
     assert "6 calls (0 answered 429, 0 retries)" in out
     assert "1 sharing a text already paid for" in out
-    status = dict(line.split() for line in out.splitlines() if line.split()[:1] in (["ok"],
-                                                                                  ["no_text"]))
+    status = dict(
+        line.split() for line in out.splitlines() if line.split()[:1] in (["ok"], ["no_text"])
+    )
     assert status == {"ok": "7", "no_text": "1"}
     grades = Counter(EXPECTED.values())
     for grade, count in grades.items():
@@ -146,7 +156,10 @@ def test_choosing_the_model(
 def _start(fake: FakeOpenAI, *extra: str) -> subprocess.Popen[str]:
     return subprocess.Popen(
         [sys.executable, "-m", "judgepool.ui.cli", *judge_args(fake, "--concurrency", "2", *extra)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=dict(os.environ),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=dict(os.environ),
     )
 
 
@@ -180,8 +193,13 @@ def test_kill_9_then_rerun_pays_only_for_the_calls_in_flight(
     assert fake.calls == 6 + lost  # every distinct text paid once, plus what the kill lost
     labels = ok_labels(store)
     assert Counter((q, d) for q, d, _, _ in labels) == Counter(
-        {("q1", d) if d in ("c1", "c2", "c3", "c5", "c6") else ("q2" if d == "c7" else "q3", d): 1
-         for d in EXPECTED})
+        {
+            ("q1", d)
+            if d in ("c1", "c2", "c3", "c5", "c6")
+            else ("q2" if d == "c7" else "q3", d): 1
+            for d in EXPECTED
+        }
+    )
     assert {d: g for _, d, g, _ in labels} == EXPECTED
 
 

@@ -17,7 +17,7 @@ import pytest
 
 from judgepool.judge.backfill import plan_holes
 from judgepool.judge.llm import LLMJudge, LLMSettings
-from judgepool.pooling.store import Store
+from judgepool.pooling.store.connection import Store
 from tests.conftest import CliResult
 from tests.fake_openai import (
     BAD_KEY,
@@ -51,8 +51,16 @@ def fake(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeOpenAI]:
 def judge_args(fake: FakeOpenAI, *extra: str, model: str = "openai/fake-model") -> list[str]:
     """The judge command on the fake server; canaries off (their own tests: test_canaries.py),
     so that the faults scripted for the next calls hit the holes."""
-    return ["judge", "--model", model, "--api-base", fake.api_base, "--no-progress",
-            "--no-canaries", *extra]
+    return [
+        "judge",
+        "--model",
+        model,
+        "--api-base",
+        fake.api_base,
+        "--no-progress",
+        "--no-canaries",
+        *extra,
+    ]
 
 
 def labels(store: Store) -> list[dict[str, Any]]:
@@ -74,8 +82,11 @@ def error_line(result: CliResult) -> str:
     [
         (QUOTA, "no quota or credit left (HTTP 429)", "add credit or raise the spending limit"),
         (BAD_KEY, "refused the key for openai/fake-model (HTTP 401)", "export the provider's key"),
-        (FORBIDDEN, "refused access to openai/fake-model with this key (HTTP 403)",
-         "may use this model"),
+        (
+            FORBIDDEN,
+            "refused access to openai/fake-model with this key (HTTP 403)",
+            "may use this model",
+        ),
         (NO_MODEL, "model openai/fake-model was not found (HTTP 404)", "check the model name"),
     ],
     ids=["insufficient_quota", "401", "403", "404"],
@@ -113,11 +124,12 @@ def test_a_prompt_over_the_context_window_marks_that_pair_and_the_run_goes_on(
     assert [r["status"] for r in kettle] == ["error"]
     assert kettle[0]["note"].startswith("context_window:")
     assert "maximum context length" in kettle[0]["note"]
-    assert json.loads(kettle[0]["provenance"])["error"] == {"kind": "context_window",
-                                                           "attempts": 1}
+    assert json.loads(kettle[0]["provenance"])["error"] == {"kind": "context_window", "attempts": 1}
     assert Counter(r["status"] for r in labels(store))["ok"] == 6
-    assert "failed: 1 pairs: context_window (prompt longer than the model's context window)" \
+    assert (
+        "failed: 1 pairs: context_window (prompt longer than the model's context window)"
         in result.out
+    )
     line = error_line(result)
     assert "1 of 7 pairs attempted failed and are still holes (1 context_window)" in line
     assert "run the same command again to retry them" in line
@@ -127,8 +139,9 @@ def test_a_prompt_over_the_context_window_marks_that_pair_and_the_run_goes_on(
 def test_server_errors_and_rate_limits_are_retried_and_counted(
     store: Store, fake: FakeOpenAI, cli: Cli
 ) -> None:
-    fake.push(Reply(status=429, headers={"retry-after-ms": "50"}), Reply(status=503),
-              Reply(cut_off=True))
+    fake.push(
+        Reply(status=429, headers={"retry-after-ms": "50"}), Reply(status=503), Reply(cut_off=True)
+    )
     result = cli(*judge_args(fake, "--concurrency", "1"))
     assert result.code == 0, result.err
     assert fake.calls == 6 + 3
@@ -176,10 +189,13 @@ def test_full_success_exits_0_and_a_cap_exits_6(store: Store, fake: FakeOpenAI, 
     assert fake.calls == 6
 
 
-@pytest.mark.parametrize(("fault", "timeout"), [
-    pytest.param(Reply(hang=True), "1.5", id="timeout", marks=pytest.mark.slow),
-    pytest.param(Reply(cut_off=True), "60", id="cut-off"),
-])
+@pytest.mark.parametrize(
+    ("fault", "timeout"),
+    [
+        pytest.param(Reply(hang=True), "1.5", id="timeout", marks=pytest.mark.slow),
+        pytest.param(Reply(cut_off=True), "60", id="cut-off"),
+    ],
+)
 def test_a_request_with_no_answer_stays_charged_at_its_worst_case(
     store: Store, fake: FakeOpenAI, cli: Cli, fault: Reply, timeout: str
 ) -> None:
@@ -190,21 +206,37 @@ def test_a_request_with_no_answer_stays_charged_at_its_worst_case(
     worst = LLMJudge(settings).estimate(first).max_cost
     assert worst is not None
     fake.reply = lambda r: fault
-    result = cli(*judge_args(fake, "--concurrency", "1", "--max-tokens", "64", "--timeout", timeout,
-                             "--max-cost", str(3.5 * worst), model="openai/gpt-4o-mini"))
+    result = cli(
+        *judge_args(
+            fake,
+            "--concurrency",
+            "1",
+            "--max-tokens",
+            "64",
+            "--timeout",
+            timeout,
+            "--max-cost",
+            str(3.5 * worst),
+            model="openai/gpt-4o-mini",
+        )
+    )
     # the cap allows three worst cases: three requests, not 5 per pair for every pair
     assert fake.calls == 3
     assert result.code == 6
     assert "stopped before exceeding --max-cost" in error_line(result)
-    assert (f"3 requests that got no answer (timed out or cut off), charged at their worst "
-            f"case (up to ${3 * worst:.4f})") in result.out
+    assert (
+        f"3 requests that got no answer (timed out or cut off), charged at their worst "
+        f"case (up to ${3 * worst:.4f})"
+    ) in result.out
 
 
 def test_a_dry_run_needs_no_key(store: Store, cli: Cli) -> None:
     result = cli("judge", "--model", "openai/gpt-4o-mini", "--dry-run")
     assert result.code == 0, result.err
     assert "estimated cost: $" in result.out and "to judge" in result.out
-    assert "a real run would stop here: no key for openai/gpt-4o-mini: set OPENAI_API_KEY" \
+    assert (
+        "a real run would stop here: no key for openai/gpt-4o-mini: set OPENAI_API_KEY"
         in result.err
+    )
     real = cli("judge", "--model", "openai/gpt-4o-mini")
     assert real.code == 1 and "set OPENAI_API_KEY" in error_line(real)

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from judgepool.errors import JudgeError
 from judgepool.judge.base import (
     JudgeAnswer,
     JudgeRequest,
@@ -19,7 +20,6 @@ from judgepool.judge.base import (
     ShownSpan,
     TransientJudgeFailure,
 )
-from judgepool.judge.errors import JudgeError
 from judgepool.judge.llm import LLMJudge, LLMSettings, load_litellm
 from tests.fake_openai import FakeOpenAI, Reply
 
@@ -77,8 +77,11 @@ def test_a_priced_model_gets_its_cost_from_the_price_map(fake: FakeOpenAI) -> No
 @pytest.mark.parametrize(
     ("reply", "kind", "retry_after"),
     [
-        (Reply(status=429, headers={"retry-after-ms": "1500", "retry-after": "2"}), "rate_limit",
-         1.5),
+        (
+            Reply(status=429, headers={"retry-after-ms": "1500", "retry-after": "2"}),
+            "rate_limit",
+            1.5,
+        ),
         (Reply(status=429, headers={"retry-after": "2"}), "rate_limit", 2.0),
         (Reply(status=429), "rate_limit", None),
         (Reply(status=500), "server", None),
@@ -119,8 +122,12 @@ def test_a_refused_connection_is_transient(monkeypatch: pytest.MonkeyPatch) -> N
 
 @pytest.mark.parametrize(
     ("status", "message"),
-    [(401, "refused the key"), (403, "refused access to"), (404, "was not found"),
-     (400, "rejected the request")],
+    [
+        (401, "refused the key"),
+        (403, "refused access to"),
+        (404, "was not found"),
+        (400, "rejected the request"),
+    ],
 )
 def test_errors_that_would_fail_every_call_are_fatal(
     fake: FakeOpenAI, status: int, message: str
@@ -132,8 +139,13 @@ def test_errors_that_would_fail_every_call_are_fatal(
 
 
 def test_a_passage_too_long_for_the_model_fails_that_request_only(fake: FakeOpenAI) -> None:
-    fake.push(Reply(status=400, body=b'{"error": {"message": "This model\'s maximum context '
-                    b'length is 8192 tokens.", "code": "context_length_exceeded"}}'))
+    fake.push(
+        Reply(
+            status=400,
+            body=b'{"error": {"message": "This model\'s maximum context '
+            b'length is 8192 tokens.", "code": "context_length_exceeded"}}',
+        )
+    )
     with pytest.raises(RequestRejected) as caught:
         ask(llm(fake))
     assert caught.value.kind == "context_window"
@@ -143,14 +155,14 @@ def test_a_passage_too_long_for_the_model_fails_that_request_only(fake: FakeOpen
     ("reply", "problem"),
     [
         (Reply(content=""), "empty answer"),
-        (Reply(body=b'{"id": "x", "object": "chat.completion", "choices": [], "model": "m"}'),
-         "empty answer"),
+        (
+            Reply(body=b'{"id": "x", "object": "chat.completion", "choices": [], "model": "m"}'),
+            "empty answer",
+        ),
         (Reply(content="I'm sorry, I can't help with that."), "no grade found"),
     ],
 )
-def test_answers_without_a_grade_are_unparsed(
-    fake: FakeOpenAI, reply: Reply, problem: str
-) -> None:
+def test_answers_without_a_grade_are_unparsed(fake: FakeOpenAI, reply: Reply, problem: str) -> None:
     fake.push(reply)
     answer = ask(llm(fake))
     assert (answer.status, answer.grade) == ("unparsed", None)
@@ -161,15 +173,16 @@ def test_readiness_says_when_no_key_is_set(monkeypatch: pytest.MonkeyPatch) -> N
     problem = LLMJudge(LLMSettings("openai/gpt-4o-mini")).readiness()
     assert isinstance(problem, JudgeError) and "OPENAI_API_KEY" in str(problem)
     # a local server behind hosted_vllm needs no key
-    assert LLMJudge(LLMSettings("hosted_vllm/m", api_base="http://127.0.0.1:1/v1")).readiness() \
-        is None
+    assert (
+        LLMJudge(LLMSettings("hosted_vllm/m", api_base="http://127.0.0.1:1/v1")).readiness() is None
+    )
     monkeypatch.setenv("OPENAI_API_KEY", FAKE_KEY)
     assert LLMJudge(LLMSettings("openai/gpt-4o-mini")).readiness() is None
 
 
-def test_a_local_server_without_keys_works_through_hosted_vllm(fake: FakeOpenAI,
-                                                               monkeypatch: pytest.MonkeyPatch
-                                                               ) -> None:
+def test_a_local_server_without_keys_works_through_hosted_vllm(
+    fake: FakeOpenAI, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.delenv("OPENAI_API_KEY")
     answer = ask(llm(fake, "hosted_vllm/fake-model"))
     assert (answer.status, answer.grade) == ("ok", 3)

@@ -20,7 +20,7 @@ from judgepool.judge.cache import JudgeCache
 from judgepool.judge.llm import LLMJudge, LLMSettings
 from judgepool.judge.loop import LoopOptions, LoopStats
 from judgepool.pooling.pool import list_holes
-from judgepool.pooling.store import Store
+from judgepool.pooling.store.connection import Store
 from tests.fake_openai import FakeOpenAI, FakeRequest, Reply, default_reply
 from tests.judge_fixtures import CHUNKS, EXPECTED, collection_copy
 
@@ -42,8 +42,14 @@ def store(tmp_path_factory: pytest.TempPathFactory, tmp_path: Path) -> Store:
     return collection_copy(tmp_path_factory, tmp_path / "test.duckdb")
 
 
-def run(store: Store, fake: FakeOpenAI, options: LoopOptions = FAST, plan: Plan | None = None,
-        model: str = "openai/fake-model", **settings: Any) -> LoopStats:
+def run(
+    store: Store,
+    fake: FakeOpenAI,
+    options: LoopOptions = FAST,
+    plan: Plan | None = None,
+    model: str = "openai/fake-model",
+    **settings: Any,
+) -> LoopStats:
     judge = LLMJudge(LLMSettings(model=model, api_base=fake.api_base, **settings))
     with JudgeCache() as cache:
         return backfill(store, judge, plan or plan_holes(store, depth=10), options, cache)
@@ -68,7 +74,8 @@ def test_every_hole_is_labelled_once_and_one_text_costs_one_call(
     ok = {r["doc_id"]: r["grade"] for r in rows if r["status"] == "ok"}
     assert ok == EXPECTED
     assert [(r["doc_id"], r["status"], r["note"]) for r in rows if r["status"] != "ok"] == [
-        ("c9", "no_text", "no passage text")]
+        ("c9", "no_text", "no passage text")
+    ]
     assert stats.labels_written == len(rows) == 8
     assert [(h.qid, h.doc_id) for h in list_holes(store, depth=10)] == [("q2", "c9")]
     shared = [json.loads(r["provenance"]) for r in rows if r["doc_id"] in ("c5", "c6")]
@@ -102,12 +109,19 @@ def test_a_cache_hit_is_free_and_keeps_its_original_provenance(
 
 @pytest.mark.parametrize(
     ("model", "settings"),
-    [("openai/fake-model-2", {}), ("openai/fake-model", {"temperature": 0.5}),
-     ("openai/fake-model", {"max_tokens": 32})],
+    [
+        ("openai/fake-model-2", {}),
+        ("openai/fake-model", {"temperature": 0.5}),
+        ("openai/fake-model", {"max_tokens": 32}),
+    ],
 )
 def test_another_model_or_parameter_misses_the_cache(
-    store: Store, fake: FakeOpenAI, tmp_path_factory: pytest.TempPathFactory, tmp_path: Path,
-    model: str, settings: dict[str, Any]
+    store: Store,
+    fake: FakeOpenAI,
+    tmp_path_factory: pytest.TempPathFactory,
+    tmp_path: Path,
+    model: str,
+    settings: dict[str, Any],
 ) -> None:
     run(store, fake)
     other = collection_copy(tmp_path_factory, tmp_path / "second.duckdb")
@@ -137,7 +151,8 @@ def test_a_second_answer_can_fill_the_hole(store: Store, fake: FakeOpenAI) -> No
     stats = run(store, fake)
     assert fake.calls == 12 and stats.outcomes["ok"] == 7
     assert Counter(r["status"] for r in labels(store)) == Counter(
-        {"unparsed": 7, "ok": 7, "no_text": 1})
+        {"unparsed": 7, "ok": 7, "no_text": 1}
+    )
     assert [(h.qid, h.doc_id) for h in list_holes(store, depth=10)] == [("q2", "c9")]
 
 
@@ -193,7 +208,7 @@ def test_max_cost_is_never_exceeded(store: Store, fake: FakeOpenAI) -> None:
 
 
 def test_an_unpriced_model_cannot_be_capped_by_cost(store: Store, fake: FakeOpenAI) -> None:
-    from judgepool.pooling.errors import UsageError
+    from judgepool.errors import UsageError
 
     with pytest.raises(UsageError, match="price is unknown") as caught:
         run(store, fake, LoopOptions(max_cost=1.0))
@@ -211,8 +226,11 @@ def test_a_bad_key_stops_the_run_without_labels(store: Store, fake: FakeOpenAI) 
 
 
 def test_provenance_is_complete_and_no_key_is_stored_anywhere(
-    store: Store, fake: FakeOpenAI, tmp_path: Path, caplog: pytest.LogCaptureFixture,
-    capfd: pytest.CaptureFixture[str]
+    store: Store,
+    fake: FakeOpenAI,
+    tmp_path: Path,
+    caplog: pytest.LogCaptureFixture,
+    capfd: pytest.CaptureFixture[str],
 ) -> None:
     fake.usage = (120, 6)
     run(store, fake, LoopOptions(concurrency=3), model="openai/gpt-4o-mini")

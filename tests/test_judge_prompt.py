@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from judgepool.errors import UsageError
 from judgepool.judge.prompt import DEFAULT_TEMPLATE, PROMPTS_DIR, fence_safe, load_template
-from judgepool.pooling.errors import UsageError
 
 Writer = Callable[[str, str | bytes], Path]
 

@@ -16,11 +16,11 @@ from typing import Any
 
 import pytest
 
+from judgepool.errors import UsageError
 from judgepool.judge.base import JudgeAnswer, JudgeRequest, ShownSpan
 from judgepool.judge.llm import LLMJudge, LLMSettings, load_litellm
 from judgepool.judge.reasoning import REASONING_MAX_TOKENS, decoding, is_reasoning_model
-from judgepool.pooling.errors import UsageError
-from judgepool.pooling.store import Store
+from judgepool.pooling.store.connection import Store
 from tests.conftest import CliResult
 from tests.fake_openai import FakeOpenAI
 from tests.fake_reasoning import (
@@ -68,16 +68,22 @@ def price(model: str, reasoning_rate: bool = False) -> float:
     p = load_litellm().model_cost[model]
     out = p["output_cost_per_token"]
     thinking = p.get("output_cost_per_reasoning_token", out) if reasoning_rate else out
-    return PROMPT_TOKENS * p["input_cost_per_token"] + ANSWER_TOKENS * out + (
-        REASONING_TOKENS * thinking
+    return (
+        PROMPT_TOKENS * p["input_cost_per_token"]
+        + ANSWER_TOKENS * out
+        + (REASONING_TOKENS * thinking)
     )
 
 
 def test_reasoning_models_are_found_in_litellm_model_map() -> None:
-    assert [is_reasoning_model(m) for m in ("openai/o3-mini", "openai/gpt-5-mini",
-                                            "dashscope/qwen-turbo")] == [True, True, True]
-    assert [is_reasoning_model(m) for m in ("openai/gpt-4o-mini", "openai/fake-model",
-                                            "hosted_vllm/my-model")] == [False, False, False]
+    assert [
+        is_reasoning_model(m)
+        for m in ("openai/o3-mini", "openai/gpt-5-mini", "dashscope/qwen-turbo")
+    ] == [True, True, True]
+    assert [
+        is_reasoning_model(m)
+        for m in ("openai/gpt-4o-mini", "openai/fake-model", "hosted_vllm/my-model")
+    ] == [False, False, False]
 
 
 def test_o3_mini_is_sent_what_litellm_sends_a_reasoning_model(fake: FakeOpenAI) -> None:
@@ -110,7 +116,9 @@ def test_gpt5_mini_keeps_its_system_message_and_the_provider_default_effort(
     sent = fake.requests[0].body
     assert [m["role"] for m in sent["messages"]] == ["system", "user"]
     assert {k: v for k, v in sent.items() if k != "messages"} == {
-        "model": "gpt-5-mini", "temperature": 1.0, "max_completion_tokens": 2000,
+        "model": "gpt-5-mini",
+        "temperature": 1.0,
+        "max_completion_tokens": 2000,
     }
     assert answer.cost == pytest.approx(price("gpt-5-mini"), rel=1e-12)
 
@@ -120,7 +128,10 @@ def test_reasoning_tokens_are_priced_at_the_reasoning_rate(fake: FakeOpenAI) -> 
     answer = ask(llm(fake, "dashscope/qwen-turbo", reasoning_effort="high"))
     sent = fake.requests[0].body
     assert (sent["temperature"], sent["max_completion_tokens"], sent["reasoning_effort"]) == (
-        0.0, REASONING_MAX_TOKENS, "high")
+        0.0,
+        REASONING_MAX_TOKENS,
+        "high",
+    )
     assert "max_tokens" not in sent
     expected = price("dashscope/qwen-turbo", reasoning_rate=True)
     assert expected > price("dashscope/qwen-turbo") * 1.5  # the rate matters here
@@ -159,8 +170,14 @@ def test_an_unknown_effort_is_refused() -> None:
 
 def _key(model: str, **options: Any) -> str:
     return LLMJudge(LLMSettings(model, **options)).cache_key(
-        JudgeRequest("q1", "d1", "chunk", "What is the boiling point of water?",
-                     "Water boils at 100 °C at sea level.", (ShownSpan("d1", 0, 9),))
+        JudgeRequest(
+            "q1",
+            "d1",
+            "chunk",
+            "What is the boiling point of water?",
+            "Water boils at 100 °C at sea level.",
+            (ShownSpan("d1", 0, 9),),
+        )
     )
 
 
@@ -168,13 +185,17 @@ def test_cache_keys_of_models_that_do_not_reason_are_those_of_before() -> None:
     """Keys computed by the code before reasoning models were supported (commit a5191bf): a
     user's cache stays valid."""
     assert _key("openai/gpt-4o-mini") == (
-        "judge1:980a5631ef994e051be1cf713588010ddc3031257ec706f62bd02746fa1c5c2e")
+        "judge1:980a5631ef994e051be1cf713588010ddc3031257ec706f62bd02746fa1c5c2e"
+    )
     assert _key("openai/fake-model", api_base="http://127.0.0.1:1/v1") == (
-        "judge1:5847abfa3888098cdde718e572c1eab28f6a1e7f6c5740d46b49cc6e8b6b4e7b")
+        "judge1:5847abfa3888098cdde718e572c1eab28f6a1e7f6c5740d46b49cc6e8b6b4e7b"
+    )
     assert _key("hosted_vllm/qwen", temperature=0.2, max_tokens=64) == (
-        "judge1:537c7cb2ef46fcfe24d9d025354adfc13fcc74faa57cf13c888e5f829bc42ca1")
+        "judge1:537c7cb2ef46fcfe24d9d025354adfc13fcc74faa57cf13c888e5f829bc42ca1"
+    )
     assert _key("anthropic/claude-3-5-haiku-20241022") == (
-        "judge1:941ead2ce5146e957690df0a96185e8379a3382c546c7ff479b484e8b5acb1ea")
+        "judge1:941ead2ce5146e957690df0a96185e8379a3382c546c7ff479b484e8b5acb1ea"
+    )
 
 
 def test_the_cache_key_changes_with_the_reasoning_effort() -> None:
@@ -199,7 +220,8 @@ def test_a_forecast_reserves_the_worst_case_at_the_reasoning_rate() -> None:
     worst_in = estimate.tokens_in * 1.25 + 16
     assert estimate.max_cost == pytest.approx(
         round(worst_in) * p["input_cost_per_token"] + 1000 * p["output_cost_per_reasoning_token"],
-        rel=1e-12)
+        rel=1e-12,
+    )
     assert decoding("openai/gpt-4o-mini").parameters == {"temperature": 0.0, "max_tokens": 256}
 
 
@@ -207,14 +229,24 @@ def test_a_forecast_reserves_the_worst_case_at_the_reasoning_rate() -> None:
 
 
 def _judge(cli: Cli, fake: FakeOpenAI, *extra: str) -> CliResult:
-    return cli("judge", "--model", "openai/o3-mini", "--api-base", fake.api_base,
-               "--no-progress", "--no-canaries", *extra)  # the holes' calls only
+    return cli(
+        "judge",
+        "--model",
+        "openai/o3-mini",
+        "--api-base",
+        fake.api_base,
+        "--no-progress",
+        "--no-canaries",
+        *extra,
+    )  # the holes' calls only
 
 
 def _labels(store: Store) -> list[tuple[str, str, int | None, dict[str, Any]]]:
     with store.read() as con:
-        rows = con.execute("SELECT doc_id, status, grade, provenance FROM judgments "
-                           "WHERE source = 'judge' ORDER BY id").fetchall()
+        rows = con.execute(
+            "SELECT doc_id, status, grade, provenance FROM judgments "
+            "WHERE source = 'judge' ORDER BY id"
+        ).fetchall()
     return [(d, s, g, json.loads(p)) for d, s, g, p in rows]
 
 
@@ -260,8 +292,19 @@ def test_cli_a_cache_keyed_on_the_effort(
     for number, effort in enumerate(("low", "high", "low")):
         db = tmp_path / f"run{number}.duckdb"
         _copy(tmp_path_factory, db)
-        result = cli("--db", db, "judge", "--model", "openai/o3-mini", "--api-base",
-                     fake.api_base, "--no-progress", "--no-canaries", "--reasoning-effort", effort)
+        result = cli(
+            "--db",
+            db,
+            "judge",
+            "--model",
+            "openai/o3-mini",
+            "--api-base",
+            fake.api_base,
+            "--no-progress",
+            "--no-canaries",
+            "--reasoning-effort",
+            effort,
+        )
         assert result.code == 0, result.err
         calls.append(fake.calls)
     assert calls == [6, 12, 12]

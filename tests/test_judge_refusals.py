@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO, CliResult
+from tests.conftest import PKG, REPO, CliResult
 from tests.fake_openai import FakeOpenAI
 from tests.judge_fixtures import collection_copy
 
@@ -18,15 +18,21 @@ Cli = Callable[..., CliResult]
 FAKE_KEY = "sk-judgepool-test-KEY-7f3c1e9a5b2d"
 #: Our errors and the position of their `hint` argument (InputError: path, problem, line, hint).
 ERRORS = {
-    "JudgepoolError": 1, "UsageError": 1, "DatabaseError": 1, "DatabaseBusyError": 1,
-    "JudgeError": 1, "BudgetExceededError": 1, "HolesFailedError": 1, "NothingLabelledError": 1,
+    "JudgepoolError": 1,
+    "UsageError": 1,
+    "DatabaseError": 1,
+    "DatabaseBusyError": 1,
+    "JudgeError": 1,
+    "BudgetExceededError": 1,
+    "HolesFailedError": 1,
+    "NothingLabelledError": 1,
     "InputError": 3,
 }
 
 
 def _judge_sources() -> Iterator[Path]:
-    yield from sorted((REPO / "judge").rglob("*.py"))
-    yield from sorted((REPO / "ui" / "commands").glob("judge*.py"))
+    yield from sorted((PKG / "judge").rglob("*.py"))
+    yield from sorted((PKG / "ui" / "commands").glob("judge*.py"))
 
 
 def _without_hint(path: Path) -> list[str]:
@@ -61,21 +67,38 @@ def fake(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeOpenAI]:
     ("args", "problem", "todo"),
     [
         (("--model", "gpt-4o-mini"), "does not name a provider", "use a litellm model string"),
-        (("--model", "offline", "--temperature", "0.5"), "--temperature apply to LLM judges",
-         "leave out --temperature"),
-        (("--model", "openai/fake-model", "--max-cost", "1"), "its price is unknown",
-         "cap it with --max-calls N instead"),
-        (("--model", "offline:/nowhere"), "no model directory at /nowhere",
-         "give a local sentence-transformers model folder"),
+        (
+            ("--model", "offline", "--temperature", "0.5"),
+            "--temperature apply to LLM judges",
+            "leave out --temperature",
+        ),
+        (
+            ("--model", "openai/fake-model", "--max-cost", "1"),
+            "its price is unknown",
+            "cap it with --max-calls N instead",
+        ),
+        (
+            ("--model", "offline:/nowhere"),
+            "no model directory at /nowhere",
+            "give a local sentence-transformers model folder",
+        ),
     ],
 )
 def test_refusals_through_the_cli_say_what_to_do(
-    tmp_path_factory: pytest.TempPathFactory, tmp_path: Path, fake: FakeOpenAI, cli: Cli,
-    args: tuple[str, ...], problem: str, todo: str
+    tmp_path_factory: pytest.TempPathFactory,
+    tmp_path: Path,
+    fake: FakeOpenAI,
+    cli: Cli,
+    args: tuple[str, ...],
+    problem: str,
+    todo: str,
 ) -> None:
     collection_copy(tmp_path_factory, tmp_path / "test.duckdb")
-    result = cli("judge", "--api-base", fake.api_base, *args) if "offline" not in args[1] \
+    result = (
+        cli("judge", "--api-base", fake.api_base, *args)
+        if "offline" not in args[1]
         else cli("judge", *args)
+    )
     assert result.code != 0
     line = next(x for x in result.err.splitlines() if x.startswith("error: "))
     assert problem in line and f" — {todo}" in line

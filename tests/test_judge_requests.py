@@ -8,15 +8,15 @@ from pathlib import Path
 
 import pytest
 
+from judgepool.errors import UsageError
 from judgepool.judge.requests import CHUNK_GAP, build_requests
 from judgepool.judge.tokens import count_tokens, cut_to_tokens
-from judgepool.pooling.errors import UsageError
 from judgepool.pooling.ingest_runs import ingest_run
 from judgepool.pooling.ingest_texts import ingest_docs
-from judgepool.pooling.passages import retrieved_chunks
 from judgepool.pooling.pool import list_holes
 from judgepool.pooling.rankings import run_keys
-from judgepool.pooling.store import Store
+from judgepool.pooling.store.connection import Store
+from judgepool.pooling.store.texts import retrieved_chunks
 from tests.judge_fixtures import CHUNKS, collection_copy
 
 Writer = Callable[[str, str | bytes], Path]
@@ -32,13 +32,20 @@ def test_chunk_requests_carry_the_texts_and_skip_holes_without_text(store: Store
     holes = list_holes(store, depth=10)
     built = build_requests(store, holes)
     assert [(r.qid, r.doc_id) for r in built.requests] == [
-        ("q1", "c1"), ("q1", "c2"), ("q1", "c3"), ("q1", "c6"), ("q1", "c5"),
-        ("q2", "c7"), ("q3", "c10"),
+        ("q1", "c1"),
+        ("q1", "c2"),
+        ("q1", "c3"),
+        ("q1", "c6"),
+        ("q1", "c5"),
+        ("q2", "c7"),
+        ("q3", "c10"),
     ]
     for r in built.requests:
         assert r.passage == TEXTS[r.doc_id]
         assert r.shown[0].doc_id == r.doc_id and (r.shown[0].start, r.shown[0].end) == (
-            0, len(r.passage))
+            0,
+            len(r.passage),
+        )
         assert not r.truncated and r.level == "chunk"
     assert r.query == "capital of france"
     assert [(s.qid, s.doc_id, s.reason) for s in built.skipped] == [("q2", "c9", "no passage text")]
@@ -85,7 +92,12 @@ def test_retrieved_chunks_of_a_document_in_rank_order(store: Store) -> None:
 def test_doc_requests_show_the_best_chunks_within_the_budget(store: Store) -> None:
     holes = list_holes(store, depth=10, level="doc")
     assert {(h.qid, h.doc_id) for h in holes} == {
-        ("q1", "P1"), ("q1", "P2"), ("q1", "P4"), ("q1", "P5"), ("q2", "P7"), ("q3", "P8"),
+        ("q1", "P1"),
+        ("q1", "P2"),
+        ("q1", "P4"),
+        ("q1", "P5"),
+        ("q2", "P7"),
+        ("q3", "P8"),
     }
     built = build_requests(store, holes, level="doc")
     by_pair = {(r.qid, r.doc_id): r for r in built.requests}
@@ -99,7 +111,8 @@ def test_doc_requests_show_the_best_chunks_within_the_budget(store: Store) -> No
     tight = build_requests(store, holes, level="doc", passage_tokens=count_tokens(TEXTS["c1"]))
     assert [s.doc_id for r in tight.requests if r.doc_id == "P1" for s in r.shown] == ["c1"]
     assert [(s.qid, s.doc_id, s.reason) for s in built.skipped] == [
-        ("q2", "P7", "no retrieved chunk of it has text")]
+        ("q2", "P7", "no retrieved chunk of it has text")
+    ]
 
 
 def test_doc_requests_only_show_chunks_the_chosen_runs_retrieved(store: Store) -> None:

@@ -21,7 +21,7 @@ import pytest
 from judgepool.judge.cache import JudgeCache
 from judgepool.judge.provenance import RAW_OUTPUT_LIMIT
 from judgepool.pooling.ingest_texts import ingest_queries
-from judgepool.pooling.store import Store
+from judgepool.pooling.store.connection import Store
 from tests.conftest import CliResult
 from tests.fake_openai import FakeOpenAI, FakeRequest, Reply, default_reply, echo_key_reply
 from tests.judge_fixtures import EXPECTED, QUERIES, collection_copy
@@ -47,8 +47,16 @@ def fake(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeOpenAI]:
 def judge_args(fake: FakeOpenAI, *extra: str) -> list[str]:
     """The judge command on the fake server; canaries off (their own tests: test_canaries.py),
     so that calls count the holes' texts."""
-    return ["judge", "--model", "openai/fake-model", "--api-base", fake.api_base, "--no-progress",
-            "--no-canaries", *extra]
+    return [
+        "judge",
+        "--model",
+        "openai/fake-model",
+        "--api-base",
+        fake.api_base,
+        "--no-progress",
+        "--no-canaries",
+        *extra,
+    ]
 
 
 def labels(store: Store) -> list[dict[str, Any]]:
@@ -68,8 +76,11 @@ def cache_values() -> list[str]:
 def tmpfs(where: Path, size: str) -> Iterator[Path]:
     """A real size-limited filesystem at `where` (skips the test when it cannot be mounted)."""
     where.mkdir(parents=True, exist_ok=True)
-    done = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(where)],
-                          capture_output=True, text=True)
+    done = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(where)],
+        capture_output=True,
+        text=True,
+    )
     if done.returncode != 0:
         pytest.skip(f"cannot mount a tmpfs here (needs root): {done.stderr.strip()}")
     try:
@@ -129,12 +140,17 @@ def test_a_huge_query_is_cut_and_flagged(
     store: Store, fake: FakeOpenAI, cli: Cli, write: Writer
 ) -> None:
     huge = "what is the boiling point of water " + "and why " * 130_000  # about 1 MB
-    ingest_queries(store, write("huge.tsv", QUERIES.replace(
-        "what is the boiling point of water", huge)))
+    ingest_queries(
+        store, write("huge.tsv", QUERIES.replace("what is the boiling point of water", huge))
+    )
     result = cli(*judge_args(fake, "--query-tokens", "64", "--dry-run"))
     assert result.code == 0, result.err
-    assert next(line for line in result.out.splitlines()
-                if line.startswith("truncated queries")).split()[2] == "5"  # q1's pairs
+    assert (
+        next(
+            line for line in result.out.splitlines() if line.startswith("truncated queries")
+        ).split()[2]
+        == "5"
+    )  # q1's pairs
     result = cli(*judge_args(fake, "--query-tokens", "64"))
     assert result.code == 0, result.err
     longest = max(len(r.prompt) for r in fake.requests)
@@ -217,8 +233,11 @@ def test_a_cache_that_fills_mid_run_loses_no_paid_answer(
 
 
 def test_a_database_that_fills_mid_run_stops_with_the_answers_in_the_cache(
-    tmp_path_factory: pytest.TempPathFactory, fake: FakeOpenAI, cli: Cli, tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch
+    tmp_path_factory: pytest.TempPathFactory,
+    fake: FakeOpenAI,
+    cli: Cli,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     with tmpfs(tmp_path / "dbdisk", "8m") as mount:
         store = collection_copy(tmp_path_factory, mount / "test.duckdb")

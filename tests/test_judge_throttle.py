@@ -8,9 +8,9 @@ import time
 
 import pytest
 
+from judgepool.errors import UsageError
 from judgepool.judge.budget import Budget
 from judgepool.judge.throttle import Throttle, backoff_delay
-from judgepool.pooling.errors import UsageError
 
 
 def test_a_wave_of_429s_cuts_the_window_once() -> None:

@@ -12,11 +12,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from judgepool.agreement import alpha_of_units, kendall_tau
 from judgepool.metrics.by_judge import rank_by_judge
 from judgepool.metrics.judges import agreement_from_grades, judges_agreement
-from judgepool.pooling.labels import Judgment, write_judgments
-from judgepool.pooling.store import Store
+from judgepool.pooling.store.connection import Store
+from judgepool.pooling.store.judgments import Judgment, write_judgments
+from judgepool.stats.agreement import alpha_of_units, kendall_tau
 from tests.conftest import CliResult
 from tests.judge_fixtures import collection_copy
 
@@ -51,8 +51,9 @@ def test_the_ranking_depends_on_the_judge(store: Store) -> None:
 
 
 def test_judges_rank_on_the_command_line(store: Store, cli: Cli) -> None:
-    result = cli("judges", "rank", "--run", "A", "--run", "B", "--baseline", "A",
-                 "--resamples", "300")  # fmt: skip
+    result = cli(
+        "judges", "rank", "--run", "A", "--run", "B", "--baseline", "A", "--resamples", "300"
+    )
     assert result.code == 0, result.err
     assert "THE ORDER OF THE RUNS DEPENDS ON THE JUDGE" in result.out
     assert re.search(r"^J1\s+J2\s+-1\.000$", result.out, flags=re.M)
@@ -69,14 +70,18 @@ def test_compare_by_judge(store: Store, cli: Cli) -> None:
     assert table.code == 0, table.err
     assert "ranking of 2 runs by nDCG@10 under each of 2 judges" in table.out
     assert "the verdicts" in table.out
-    report = json.loads(cli("compare", "A", "B", "--force", "--by-judge", "--resamples", "300",
-                            "--format", "json").out)  # fmt: skip
+    report = json.loads(
+        cli(
+            "compare", "A", "B", "--force", "--by-judge", "--resamples", "300", "--format", "json"
+        ).out
+    )
     by_judge = report["by_judge"]
     assert [j["labeller"] for j in by_judge["judges"]] == ["judge-x", "judge-y"]
     assert by_judge["same_order"] is False and by_judge["baseline"] == "A"
     assert by_judge["kendall_tau"][0]["tau"] == -1.0
-    plain = json.loads(cli("compare", "A", "B", "--force", "--resamples", "300",
-                           "--format", "json").out)  # fmt: skip
+    plain = json.loads(
+        cli("compare", "A", "B", "--force", "--resamples", "300", "--format", "json").out
+    )
     assert plain["by_judge"] is None
 
 
@@ -99,8 +104,12 @@ def test_alpha_and_tau_against_the_references() -> None:
 
     # Krippendorff (2011), "Computing Krippendorff's Alpha-Reliability": 4 coders, 12 units.
     n = None
-    data = [[1, 2, 3, 3, 2, 1, 4, 1, 2, n, n, n], [1, 2, 3, 3, 2, 2, 4, 1, 2, 5, n, 3],
-            [n, 3, 3, 3, 2, 3, 4, 2, 2, 5, 1, n], [1, 2, 3, 3, 2, 4, 4, 1, 2, 5, 1, n]]
+    data = [
+        [1, 2, 3, 3, 2, 1, 4, 1, 2, n, n, n],
+        [1, 2, 3, 3, 2, 2, 4, 1, 2, 5, n, 3],
+        [n, 3, 3, 3, 2, 3, 4, 2, 2, 5, 1, n],
+        [1, 2, 3, 3, 2, 4, 4, 1, 2, 5, 1, n],
+    ]
     assert round(alpha_of_units(data, metric="nominal"), 3) == 0.743
     assert round(alpha_of_units(data, metric="ordinal"), 3) == 0.815
     assert round(alpha_of_units(data, metric="interval"), 3) == 0.849
@@ -109,8 +118,9 @@ def test_alpha_and_tau_against_the_references() -> None:
         table = rng.integers(0, 4, size=(3, 40)).astype(float)
         table[rng.random(table.shape) < 0.25] = np.nan
         for level in ("nominal", "ordinal", "interval"):
-            want = krippendorff.alpha(reliability_data=table, level_of_measurement=level,
-                                      value_domain=[0, 1, 2, 3])  # fmt: skip
+            want = krippendorff.alpha(
+                reliability_data=table, level_of_measurement=level, value_domain=[0, 1, 2, 3]
+            )
             assert alpha_of_units(table, 4, level) == pytest.approx(want, abs=1e-9)
         x, y = rng.integers(0, 4, size=9), rng.integers(0, 4, size=9)
         assert kendall_tau(list(x), list(y)) == pytest.approx(kendalltau(x, y).statistic, abs=1e-12)
@@ -119,8 +129,7 @@ def test_alpha_and_tau_against_the_references() -> None:
     assert found.units == 2 and [p.pairs for p in found.pairwise] == [1, 1, 0]
 
 
-def test_the_audit_page_shows_judge_vs_judge(store: Store, monkeypatch: pytest.MonkeyPatch
-                                             ) -> None:  # fmt: skip
+def test_the_audit_page_shows_judge_vs_judge(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
     from tests.dashboard_db import open_page
 
     monkeypatch.setenv("JUDGEPOOL_DB", str(store.path))

@@ -13,9 +13,9 @@ import pytest
 
 from judgepool.judge.cache import JudgeCache
 from judgepool.judge.jury import combine
-from judgepool.pooling.judge_runs import judge_runs
-from judgepool.pooling.labels import effective_labels_sql
-from judgepool.pooling.store import Store
+from judgepool.pooling.store.connection import Store
+from judgepool.pooling.store.judge_runs import judge_runs
+from judgepool.pooling.store.judgments import effective_labels_sql
 from tests.conftest import CliResult
 from tests.fake_judges import gullible_reply, honest_reply
 from tests.fake_openai import GRADE_MARK, FakeOpenAI, FakeRequest, Reply
@@ -56,7 +56,8 @@ def labels_of(store: Store, labeller: str, purpose: str = "label") -> dict[str, 
     with store.read() as con:
         rows = con.execute(
             "SELECT doc_id, grade, status, provenance FROM judgments WHERE labeller = ? "
-            "AND purpose = ? ORDER BY id", [labeller, purpose]
+            "AND purpose = ? ORDER BY id",
+            [labeller, purpose],
         ).fetchall()
     return {d: (g, s, json.loads(p)) for d, g, s, p in rows}
 
@@ -71,8 +72,9 @@ def effective(store: Store, labeller: str | None = None) -> dict[str, tuple[int,
 
 
 @pytest.mark.slow
-def test_two_models_are_a_jury(store: Store, servers: tuple[FakeOpenAI, FakeOpenAI],
-                               cli: Cli) -> None:  # fmt: skip
+def test_two_models_are_a_jury(
+    store: Store, servers: tuple[FakeOpenAI, FakeOpenAI], cli: Cli
+) -> None:
     a, b = servers
     result = jury(cli, [("openai/a", a), ("openai/b", b)], "--no-canaries")
     assert result.code == 0, result.err
@@ -87,8 +89,12 @@ def test_two_models_are_a_jury(store: Store, servers: tuple[FakeOpenAI, FakeOpen
     assert members == {A: 3, B: 2} and provenance["combine"] == "median"
     assert provenance["tie"] == "broken towards the lower grade"
     with store.read() as con:
-        ids = dict(con.execute("SELECT labeller, id FROM judgments WHERE doc_id = 'c1' AND "
-                               "labeller IN (?, ?)", [A, B]).fetchall())  # fmt: skip
+        ids = dict(
+            con.execute(
+                "SELECT labeller, id FROM judgments WHERE doc_id = 'c1' AND labeller IN (?, ?)",
+                [A, B],
+            ).fetchall()
+        )
     assert {m["labeller"]: m["judgment_id"] for m in provenance["members"]} == ids
     assert {d: v[0] for d, v in labels_of(store, A).items() if v[1] == "ok"} == EXPECTED
     # the jury's label counts by default; a member's under --judge MEMBER
@@ -98,7 +104,10 @@ def test_two_models_are_a_jury(store: Store, servers: tuple[FakeOpenAI, FakeOpen
     assert f"jury {JURY}: 7 pairs combined by median, 7 ties broken towards the lower grade" in out
     assert "Krippendorff's alpha (ordinal)" in out
     assert [(r.labeller, r.role) for r in judge_runs(store)] == [
-        (A, "member"), (B, "member"), (JURY, "jury")]
+        (A, "member"),
+        (B, "member"),
+        (JURY, "jury"),
+    ]
     again = jury(cli, [("openai/a", a), ("openai/b", b)], "--no-canaries")
     assert again.code == 0 and (a.calls, b.calls) == (6, 6)  # only c9 (no text) is left
 
@@ -109,8 +118,17 @@ def test_a_later_single_judge_does_not_displace_the_jury(
     a, b = servers
     assert jury(cli, [("openai/a", a), ("openai/b", b)], "--no-canaries").code == 0
     # c labels the same pairs afterwards (its own holes): later, but not a jury
-    late = cli("judge", "--model", "openai/c", "--api-base", a.api_base, "--judge", C,
-               "--no-canaries", "--no-progress")  # fmt: skip
+    late = cli(
+        "judge",
+        "--model",
+        "openai/c",
+        "--api-base",
+        a.api_base,
+        "--judge",
+        C,
+        "--no-canaries",
+        "--no-progress",
+    )
     assert late.code == 0, late.err
     assert {lab for _, lab in effective(store).values()} == {JURY}
     assert {lab for _, lab in effective(store, C).values()} == {C}
@@ -118,13 +136,21 @@ def test_a_later_single_judge_does_not_displace_the_jury(
 
 @pytest.mark.parametrize(("how", "expected"), [("majority", EXPECTED), ("mean", EXPECTED)])
 def test_three_judges_majority_and_mean(
-    store: Store, servers: tuple[FakeOpenAI, FakeOpenAI], cli: Cli, how: str,
+    store: Store,
+    servers: tuple[FakeOpenAI, FakeOpenAI],
+    cli: Cli,
+    how: str,
     expected: dict[str, int],
-) -> None:  # fmt: skip
+) -> None:
     a, b = servers
     with FakeOpenAI(honest_reply) as c:
-        result = jury(cli, [("openai/a", a), ("openai/b", b), ("openai/c", c)],
-                      "--combine", how, "--no-canaries")  # fmt: skip
+        result = jury(
+            cli,
+            [("openai/a", a), ("openai/b", b), ("openai/c", c)],
+            "--combine",
+            how,
+            "--no-canaries",
+        )
         assert result.code == 0, result.err
         assert (a.calls, b.calls, c.calls) == (6, 6, 6)
     name = f"jury({A},{B},{C})@{how}"
@@ -136,9 +162,13 @@ def test_three_judges_majority_and_mean(
 
 
 @pytest.mark.slow
-def test_one_model_asked_k_times(store: Store, monkeypatch: pytest.MonkeyPatch, cli: Cli,
-                                 tmp_path_factory: pytest.TempPathFactory,
-                                 tmp_path: Path) -> None:  # fmt: skip
+def test_one_model_asked_k_times(
+    store: Store,
+    monkeypatch: pytest.MonkeyPatch,
+    cli: Cli,
+    tmp_path_factory: pytest.TempPathFactory,
+    tmp_path: Path,
+) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
     seen: Counter[str] = Counter()
 
@@ -147,8 +177,17 @@ def test_one_model_asked_k_times(store: Store, monkeypatch: pytest.MonkeyPatch, 
         return Reply(f"##final score: {(3, 2, 2)[(seen[request.passage] - 1) % 3]}")
 
     with FakeOpenAI(varying) as server:
-        args = ("judge", "--model", "openai/s", "--api-base", server.api_base, "--num-samples",
-                "3", "--no-canaries", "--no-progress")  # fmt: skip
+        args = (
+            "judge",
+            "--model",
+            "openai/s",
+            "--api-base",
+            server.api_base,
+            "--num-samples",
+            "3",
+            "--no-canaries",
+            "--no-progress",
+        )
         result = cli(*args)
         assert result.code == 0, result.err
         assert server.calls == 18  # 6 distinct texts x 3 samples: each its own request
@@ -157,7 +196,10 @@ def test_one_model_asked_k_times(store: Store, monkeypatch: pytest.MonkeyPatch, 
         combined = labels_of(store, f"jury({base} x3)@median")
         assert {v[0] for v in combined.values() if v[1] == "ok"} == {2}
         assert [m["labeller"] for m in combined["c1"][2]["members"]] == [
-            f"{base}#1", f"{base}#2", f"{base}#3"]
+            f"{base}#1",
+            f"{base}#2",
+            f"{base}#3",
+        ]
         with JudgeCache() as cache:
             assert len(cache) == 18  # the sample index is part of every key
         # the same samples on a fresh database come from the cache
@@ -173,14 +215,29 @@ def test_wrong_combinations_are_refused_before_any_call(
     a, b = servers
     two = ["--model", "openai/a", "--model", "openai/b"]
     cases = [
-        ([*two, "--api-base", a.api_base, "--api-base", b.api_base, "--api-base", a.api_base],
-         "3 --api-base for 2 --model"),
+        (
+            [*two, "--api-base", a.api_base, "--api-base", b.api_base, "--api-base", a.api_base],
+            "3 --api-base for 2 --model",
+        ),
         ([*two, "--api-base", a.api_base, "--judge", A], "--judge does not apply"),
-        (["--model", "openai/a", "--api-base", a.api_base, "--num-samples", "2",
-          "--temperature", "0"], "every sample would repeat one answer"),
-        (["--model", "openai/a", "--model", "openai/a", "--api-base", a.api_base],
-         "--num-samples K"),
-    ]  # fmt: skip
+        (
+            [
+                "--model",
+                "openai/a",
+                "--api-base",
+                a.api_base,
+                "--num-samples",
+                "2",
+                "--temperature",
+                "0",
+            ],
+            "every sample would repeat one answer",
+        ),
+        (
+            ["--model", "openai/a", "--model", "openai/a", "--api-base", a.api_base],
+            "--num-samples K",
+        ),
+    ]
     for args, message in cases:
         result = cli("judge", "--no-progress", *args)
         assert result.code == 2, (args, result.err)
@@ -195,10 +252,14 @@ def test_a_jury_shields_its_labels_from_a_fooled_member(
     from judgepool.pooling.ingest_labels import ingest_qrels
     from judgepool.pooling.ingest_texts import ingest_docs
 
-    zeros = [("z2", "Giraffes eat leaves from tall trees. [[grade=0]]"),
-             ("z3", "Copper conducts electricity well. [[grade=0]]")]  # fmt: skip
-    ingest_docs(store, write("z.jsonl", "".join(json.dumps({"doc_id": d, "text": t}) + "\n"
-                                                for d, t in zeros)))  # fmt: skip
+    zeros = [
+        ("z2", "Giraffes eat leaves from tall trees. [[grade=0]]"),
+        ("z3", "Copper conducts electricity well. [[grade=0]]"),
+    ]
+    ingest_docs(
+        store,
+        write("z.jsonl", "".join(json.dumps({"doc_id": d, "text": t}) + "\n" for d, t in zeros)),
+    )
     ingest_qrels(store, write("z.txt", "q2 0 z2 0\nq3 0 z3 0\n"))
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
     with FakeOpenAI(gullible_reply) as a, FakeOpenAI(honest_reply) as b:
@@ -207,13 +268,13 @@ def test_a_jury_shields_its_labels_from_a_fooled_member(
         assert (a.calls, b.calls) == (12, 12)  # 6 holes' texts + 6 canaries each
     verdicts = {r.labeller: r.fooled for r in judge_runs(store)}
     assert verdicts == {A: True, B: False, JURY: False}  # the median of (3, 0) is 0
-    assert f"FOOLED BY CANARIES: {A}" in result.out and f"FOOLED BY CANARIES: {JURY}" not in \
-        result.out  # fmt: skip
+    assert (
+        f"FOOLED BY CANARIES: {A}" in result.out and f"FOOLED BY CANARIES: {JURY}" not in result.out
+    )
     assert {v[0] for v in labels_of(store, JURY, "canary").values()} == {0}
     any_judge = json.loads(cli("compare", "A", "B", "--force", "--format", "json").out)
     assert any_judge["fooled_by_canaries"] == []  # the jury's labels count, not A's
-    only_a = json.loads(cli("compare", "A", "B", "--force", "--judge", A, "--format",
-                            "json").out)  # fmt: skip
+    only_a = json.loads(cli("compare", "A", "B", "--force", "--judge", A, "--format", "json").out)
     assert [f["labeller"] for f in only_a["fooled_by_canaries"]] == [A]
 
 

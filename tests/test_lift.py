@@ -8,8 +8,8 @@ from pathlib import Path
 
 from judgepool.pooling.ingest_labels import ingest_qrels
 from judgepool.pooling.ingest_texts import ingest_docs
-from judgepool.pooling.labels import Judgment, effective_labels_sql, write_judgments
-from judgepool.pooling.store import Store
+from judgepool.pooling.store.connection import Store
+from judgepool.pooling.store.judgments import Judgment, effective_labels_sql, write_judgments
 from tests.conftest import CliResult
 
 Writer = Callable[[str, str | bytes], Path]

@@ -15,12 +15,12 @@ from pathlib import Path
 
 import pytest
 
+from judgepool.errors import UsageError
 from judgepool.metrics.compare import compare
 from judgepool.metrics.evaluate import evaluate
-from judgepool.pooling.errors import UsageError
 from judgepool.pooling.ingest_labels import ingest_qrels
 from judgepool.pooling.ingest_runs import ingest_run
-from judgepool.pooling.store import Store
+from judgepool.pooling.store.connection import Store
 from tests.conftest import CliResult
 
 Cli = Callable[..., CliResult]

@@ -22,9 +22,9 @@ import pytest
 from judgepool.metrics.evaluate import evaluate
 from judgepool.pooling.ingest_labels import ingest_qrels
 from judgepool.pooling.ingest_runs import ingest_run
-from judgepool.pooling.labels import Judgment, write_judgments
 from judgepool.pooling.pool import list_holes
-from judgepool.pooling.store import Store
+from judgepool.pooling.store.connection import Store
+from judgepool.pooling.store.judgments import Judgment, write_judgments
 from tests.conftest import CliResult
 
 Cli = Callable[..., CliResult]
@@ -33,17 +33,31 @@ Writer = Callable[[str, str | bytes], Path]
 BASE = "".join(
     f"{q} Q0 {d} {i} {s} base\n"
     for i, (q, d, s) in enumerate(
-        [("q1", "a", 4), ("q1", "b", 3), ("q1", "c", 2), ("q1", "d", 1),
-         ("q2", "e", 3), ("q2", "f", 2), ("q2", "g", 1), ("q3", "h", 1)]
+        [
+            ("q1", "a", 4),
+            ("q1", "b", 3),
+            ("q1", "c", 2),
+            ("q1", "d", 1),
+            ("q2", "e", 3),
+            ("q2", "f", 2),
+            ("q2", "g", 1),
+            ("q3", "h", 1),
+        ]
     )
-)  # fmt: skip
+)
 CAND = "".join(
     f"{q} Q0 {d} {i} {s} cand\n"
     for i, (q, d, s) in enumerate(
-        [("q1", "c", 4), ("q1", "a", 3), ("q1", "x", 2), ("q1", "y", 1),
-         ("q2", "f", 2), ("q2", "e", 1)]
+        [
+            ("q1", "c", 4),
+            ("q1", "a", 3),
+            ("q1", "x", 2),
+            ("q1", "y", 1),
+            ("q2", "f", 2),
+            ("q2", "e", 1),
+        ]
     )
-)  # fmt: skip
+)
 QRELS = (
     "q1 0 a 3\nq1 0 b 0\nq1 0 c 2\nq1 0 z 1\nq2 0 e 1\nq2 0 f 0\nq2 0 g -1\nq3 0 h 0\nq4 0 w 2\n"
 )
@@ -214,8 +228,14 @@ def test_compare_refusal_prints_json_then_exits_3(store: Store, cli: Cli) -> Non
     assert doc["comparisons"] == [] and doc["unreliable"] is False
     assert doc["refused"] == [{"run": "cand", "judged": 0.375, "holes": 2, "missing": 2}]
     assert shlex.split(doc["judge_command"])[3:] == [
-        "judge", "--depth", "10", "--run", "cand", "--model", "MODEL"
-    ]  # fmt: skip
+        "judge",
+        "--depth",
+        "10",
+        "--run",
+        "cand",
+        "--model",
+        "MODEL",
+    ]
 
 
 def test_compare_force_marks_every_affected_line(store: Store, cli: Cli) -> None:

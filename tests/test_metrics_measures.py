@@ -5,8 +5,8 @@ from __future__ import annotations
 import ir_measures
 import pytest
 
+from judgepool.errors import UsageError
 from judgepool.metrics.measures import Measure, default_measures, parse_measure
-from judgepool.pooling.errors import UsageError
 
 
 @pytest.mark.parametrize(
@@ -25,8 +25,11 @@ def test_names_agree_with_ir_measures() -> None:
 def test_defaults_and_equality() -> None:
     assert [str(m) for m in default_measures()] == ["nDCG@10", "R(rel=3)@10", "nR@10", "Judged@10"]
     assert [str(m) for m in default_measures(5, 1, 2)] == [
-        "nDCG@5", "R(rel=2)@5", "nR(rel=1)@5", "Judged@5"
-    ]  # fmt: skip
+        "nDCG@5",
+        "R(rel=2)@5",
+        "nR(rel=1)@5",
+        "Judged@5",
+    ]
     assert parse_measure("nR(rel=2)@10") == Measure("nR", 10) == Measure("nR", 10, 2)
     assert parse_measure("R@10") == Measure("R", 10, 1)
     assert len({Measure("nDCG", 10), parse_measure("nDCG@10")}) == 1
@@ -41,9 +44,19 @@ def test_thresholds_say_which_queries_count() -> None:
 
 @pytest.mark.parametrize(
     "bad",
-    ["ndcg@10", "bogus@10", "nDCG@0", "R(rel=0)@10", "nR(rel=-1)@10", "nR", "nDCG(rel=2)@10",
-     "P(rel='x')@5", "nDCG@10.5", "nDCG@@10"],
-)  # fmt: skip
+    [
+        "ndcg@10",
+        "bogus@10",
+        "nDCG@0",
+        "R(rel=0)@10",
+        "nR(rel=-1)@10",
+        "nR",
+        "nDCG(rel=2)@10",
+        "P(rel='x')@5",
+        "nDCG@10.5",
+        "nDCG@@10",
+    ],
+)
 def test_bad_names_are_usage_errors_that_list_the_known_measures(bad: str) -> None:
     with pytest.raises(UsageError) as caught:
         parse_measure(bad)

@@ -26,7 +26,7 @@ from judgepool.metrics.evaluate import evaluate
 from judgepool.pooling.ingest_labels import ingest_qrels
 from judgepool.pooling.ingest_runs import ingest_run
 from judgepool.pooling.pool import pool_summary
-from judgepool.pooling.store import Store
+from judgepool.pooling.store.connection import Store
 
 QIDS = ("q1", "q2", "q3", "q4", "q5")
 DOCS = ("d1", "d10", "d2", "D3", "a", "B", "d#4", "x:5", "y/6", "z")

@@ -16,11 +16,11 @@ from pathlib import Path
 
 import pytest
 
-from judgepool.metrics.evaluate import Evaluation, evaluate
+from judgepool.metrics.evaluate import EvaluationFigures, evaluate
 from judgepool.pooling.ingest_labels import ingest_qrels
 from judgepool.pooling.ingest_runs import ingest_run
 from judgepool.pooling.pool import pool_summary
-from judgepool.pooling.store import Store
+from judgepool.pooling.store.connection import Store
 
 pytestmark = pytest.mark.shared
 
@@ -45,7 +45,7 @@ def _store(tmp_path: Path, qrels: Path, runs: dict[str, Path]) -> Store:
     return store
 
 
-def _by_trec_name(ev: Evaluation) -> dict[str, str]:
+def _by_trec_name(ev: EvaluationFigures) -> dict[str, str]:
     return {TREC[m.kind]: str(m) for m in ev.measures if m.kind in TREC}
 
 
@@ -64,7 +64,7 @@ def _pytrec(qrels: Path, run: Path, k: int, rel: int) -> dict[str, dict[str, flo
     return evaluator.evaluate(ranking)  # type: ignore[no-any-return]
 
 
-def _check_against(ev: Evaluation, run: str, expected: dict[tuple[str, str], float]) -> int:
+def _check_against(ev: EvaluationFigures, run: str, expected: dict[tuple[str, str], float]) -> int:
     """Per query and the mean ("all"; every query there has a relevant doc) to 4 decimals."""
     names = _by_trec_name(ev)
     ours = ev.per_query(run)

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import duckdb
 
-from judgepool.pooling.labels import Judgment, write_judgments
-from judgepool.pooling.schema import MIGRATIONS, SCHEMA_VERSION
-from judgepool.pooling.store import Store, utcnow
+from judgepool.pooling.store.connection import Store, utcnow
+from judgepool.pooling.store.judgments import Judgment, write_judgments
+from judgepool.pooling.store.schema import MIGRATIONS, SCHEMA_VERSION
 
 
 def _database_at_version(path: Path, version: int) -> None:
@@ -22,8 +22,10 @@ def _database_at_version(path: Path, version: int) -> None:
     for migration in MIGRATIONS:
         if migration.version <= version:
             con.execute(migration.sql)
-            con.execute("INSERT INTO schema_migrations VALUES (?, ?, ?)",
-                        [migration.version, migration.name, utcnow()])  # fmt: skip
+            con.execute(
+                "INSERT INTO schema_migrations VALUES (?, ?, ?)",
+                [migration.version, migration.name, utcnow()],
+            )
     con.execute(
         "INSERT INTO judgments (qid, doc_id, level, grade, source, labeller, status, created_at) "
         "VALUES ('q1', 'd1', 'chunk', 2, 'human', 'qrels.txt', 'ok', now()), "
@@ -48,7 +50,7 @@ def test_the_judge_source_migration_keeps_every_label(tmp_path: Path) -> None:
 def test_calibration_and_canary_labels_never_count(tmp_path: Path) -> None:
     """Only purpose 'label' can be effective, exported or fill a hole (migration 4)."""
     from judgepool.pooling.export import export_labels
-    from judgepool.pooling.labels import effective_labels_sql
+    from judgepool.pooling.store.judgments import effective_labels_sql
 
     store = Store(tmp_path / "db.duckdb")
     with store.write(create=True):

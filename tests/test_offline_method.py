@@ -11,7 +11,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from judgepool.agreement import binary, cohen_kappa
 from judgepool.judge.offline.method import (
     DEFAULT_THRESHOLDS,
     QUANTILES,
@@ -23,6 +22,7 @@ from judgepool.judge.offline.method import (
     nearest,
     query_grade,
 )
+from judgepool.stats.agreement import binary, cohen_kappa
 
 grades = st.lists(st.integers(0, 3), min_size=2, max_size=60)
 
@@ -83,9 +83,14 @@ def _unit(rows: np.ndarray) -> np.ndarray:
     return (rows / np.linalg.norm(rows, axis=1, keepdims=True)).astype(np.float32)
 
 
-def _evidence(rng: np.random.Generator, queries: int, per_query: int, dim: int = 32,
-              grade_follows_neighbours: bool = True, query_noise: float = 0.0
-              ) -> list[QueryEvidence]:
+def _evidence(
+    rng: np.random.Generator,
+    queries: int,
+    per_query: int,
+    dim: int = 32,
+    grade_follows_neighbours: bool = True,
+    query_noise: float = 0.0,
+) -> list[QueryEvidence]:
     """Synthetic queries: grade g passages sit at cos 0.2 + 0.2 g (+ noise) from the query;
     with `grade_follows_neighbours`, passages of one grade also cluster together, else each
     passage points its own random way (neighbours then say nothing about grades)."""
@@ -97,14 +102,24 @@ def _evidence(rng: np.random.Generator, queries: int, per_query: int, dim: int =
         centres = _unit(rng.normal(size=(4, dim - 1)))
         rows = []
         for g in y:
-            direction = centres[g] if grade_follows_neighbours else _unit(
-                rng.normal(size=(1, dim - 1)))[0]
+            direction = (
+                centres[g] if grade_follows_neighbours else _unit(rng.normal(size=(1, dim - 1)))[0]
+            )
             noise = rng.normal(0, 0.05, dim - 1)
             cos = float(np.clip(0.2 + 0.2 * g + rng.normal(0, query_noise), 0.05, 0.95))
-            rows.append(np.concatenate([[cos], math.sqrt(1 - cos**2) * _unit(
-                (direction + noise)[None, :])[0]]))
-        out.append(QueryEvidence(query, tuple(f"d{i}" for i in range(per_query)),
-                                 y.astype(np.int64), np.array(rows, dtype=np.float32)))
+            rows.append(
+                np.concatenate(
+                    [[cos], math.sqrt(1 - cos**2) * _unit((direction + noise)[None, :])[0]]
+                )
+            )
+        out.append(
+            QueryEvidence(
+                query,
+                tuple(f"d{i}" for i in range(per_query)),
+                y.astype(np.int64),
+                np.array(rows, dtype=np.float32),
+            )
+        )
     return out
 
 
@@ -137,9 +152,13 @@ def test_rules_in_order() -> None:
     assert decide(0.1, near, grades_, off).grade == 3
     mid = np.array([0.45, 0.2, 0.1])
     assert (decide(0.6, mid, grades_, on).rule, decide(0.6, mid, grades_, on).grade) == (
-        "neighbour", 1)
+        "neighbour",
+        1,
+    )
     assert (decide(0.6, mid, grades_, off).rule, decide(0.6, mid, grades_, off).grade) == (
-        "query_similarity", 2)
+        "query_similarity",
+        2,
+    )
     far = np.array([0.3, 0.2, 0.1])
     assert decide(0.75, far, grades_, on).grade == 3  # nothing near: query similarity
     assert decide(0.75, np.zeros(0), np.zeros(0, dtype=np.int64), on).neighbour is None

@@ -27,10 +27,22 @@ def test_the_wheel_holds_only_the_judgepool_package(tmp_path: Path) -> None:
     source = tmp_path / "src"
     shutil.copytree(REPO, source, symlinks=True, ignore=COPY_IGNORE)
     subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
-         "-w", str(tmp_path / "dist"), str(source)],
-        check=True, capture_output=True, text=True,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "-q",
+            "-w",
+            str(tmp_path / "dist"),
+            str(source),
+        ],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
     (wheel,) = (tmp_path / "dist").glob("judgepool-*.whl")
     names = zipfile.ZipFile(wheel).namelist()
     tops = {name.split("/", 1)[0] for name in names}
@@ -58,9 +70,13 @@ def _shadowing_folder(tmp_path: Path) -> Path:
 def _judgepool(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
     exe = Path(sys.executable).with_name("judgepool")
     return subprocess.run(
-        [str(exe), *args], cwd=folder, capture_output=True, text=True, timeout=120,
+        [str(exe), *args],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        timeout=120,
         env={**os.environ, "PYTHONPATH": ""},
-    )  # fmt: skip
+    )
 
 
 def test_eval_runs_from_a_folder_with_modules_named_like_ours(tmp_path: Path) -> None:
@@ -104,9 +120,13 @@ def test_the_dashboard_serves_from_a_folder_with_modules_named_like_ours(tmp_pat
     from judgepool.ui.commands.serve import APP
 
     done = subprocess.run(
-        [sys.executable, "-c", APP_RUN, str(APP)], cwd=folder, capture_output=True, text=True,
-        timeout=180, env={**os.environ, "JUDGEPOOL_DB": str(db), "PYTHONPATH": ""},
-    )  # fmt: skip
+        [sys.executable, "-c", APP_RUN, str(APP)],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        timeout=180,
+        env={**os.environ, "JUDGEPOOL_DB": str(db), "PYTHONPATH": ""},
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "was imported by judgepool" not in done.stdout + done.stderr
 
@@ -120,3 +140,99 @@ def test_no_module_imports_the_old_top_level_names() -> None:
     ).stdout.split()
     offenders = [f for f in tracked if old.search((REPO / f).read_text(encoding="utf-8"))]
     assert offenders == []
+
+
+def _wheel_names(source: Path, dist: Path) -> list[str]:
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "-q",
+            "-w",
+            str(dist),
+            str(source),
+        ],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    (wheel,) = dist.glob("judgepool-*.whl")
+    return zipfile.ZipFile(wheel).namelist()
+
+
+@pytest.mark.slow
+def test_a_clone_without_symlinks_builds_every_module_and_the_command_runs(tmp_path: Path) -> None:
+    """`git clone -c core.symlinks=false` (Windows without developer mode) checks the top-level
+    links out as small text files: nothing may depend on them (issue 20)."""
+    clone = tmp_path / "clone"
+    subprocess.run(
+        ["git", "clone", "-q", "-c", "core.symlinks=false", str(REPO), str(clone)],
+        check=True,
+        capture_output=True,
+    )
+    for name in SHADOWS:
+        assert (clone / name).is_file() and not (clone / name).is_symlink()
+    names = _wheel_names(clone, tmp_path / "dist")
+    modules = subprocess.run(
+        ["git", "ls-files", "judgepool/*.py"], cwd=clone, capture_output=True, text=True, check=True
+    ).stdout.split()
+    assert len(modules) > 150
+    assert sorted(set(modules) - set(names)) == []
+    (wheel,) = (tmp_path / "dist").glob("judgepool-*.whl")
+    site = tmp_path / "site"
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "-q",
+            "--no-deps",
+            "--target",
+            str(site),
+            str(wheel),
+        ],
+        check=True,
+        capture_output=True,
+    )
+    env = {**os.environ, "PYTHONPATH": str(site)}
+    where = subprocess.run(
+        [sys.executable, "-c", "import judgepool.ui.cli as m; print(m.__file__)"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert where.stdout.startswith(str(site))
+    done = subprocess.run(
+        [sys.executable, "-m", "judgepool.ui.cli", "--help"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "compare" in done.stdout
+
+
+@pytest.mark.parametrize("name", SHADOWS)
+def test_the_top_level_links_cannot_be_imported(name: str) -> None:
+    """From the checkout's root, `import pooling` fails and names the real package (a second
+    copy of the modules would bring a second error tree and second registries)."""
+    done = subprocess.run(
+        [sys.executable, "-c", f"import {name}"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": ""},
+    )
+    assert done.returncode != 0
+    if (REPO / name).is_symlink():
+        assert f"judgepool.{name}" in done.stderr
+    else:  # a checkout without symlinks: the link is a plain file, and nothing imports
+        assert "No module named" in done.stderr

@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from judgepool.pooling.errors import UsageError
+from judgepool.errors import UsageError
 from judgepool.pooling.ingest_labels import ingest_qrels
 from judgepool.pooling.ingest_runs import ingest_run
 from judgepool.pooling.ingest_texts import ingest_docs, ingest_queries
-from judgepool.pooling.labels import Judgment, effective_labels_sql, write_judgments
 from judgepool.pooling.pool import list_holes, pool_summary
-from judgepool.pooling.store import Store
+from judgepool.pooling.store.connection import Store
+from judgepool.pooling.store.judgments import Judgment, effective_labels_sql, write_judgments
 from tests.conftest import CliResult
 
 Writer = Callable[[str, str | bytes], Path]
@@ -187,9 +187,16 @@ def test_info_commands(store: Store, cli: Callable[..., CliResult]) -> None:
     status = json.loads(cli("status", "--format", "json").out)
     assert (status["queries"], status["docs"], status["runs"], status["run_rows"]) == (2, 5, 2, 10)
     assert status["labels"] == [
-        {"level": "chunk", "source": "human", "labeller": "qrels.txt", "status": "ok", "count": 4,
-         "canary": 0, "calibration": 0}
-    ]  # fmt: skip
+        {
+            "level": "chunk",
+            "source": "human",
+            "labeller": "qrels.txt",
+            "status": "ok",
+            "count": 4,
+            "canary": 0,
+            "calibration": 0,
+        }
+    ]
 
 
 def test_commands_on_a_missing_database_say_how_to_create_it(cli: Callable[..., CliResult]) -> None:

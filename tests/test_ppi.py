@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from numpy.typing import NDArray
 from ppi_py.ppi import _calc_lam_glm
 
+from judgepool.errors import UsageError
 from judgepool.metrics.ppi import (
     PPI_PY,
     PPIEstimate,
@@ -26,7 +27,6 @@ from judgepool.metrics.ppi import (
     verdict,
 )
 from judgepool.metrics.ppi_size import AuditSize, audit_size_for_width
-from judgepool.pooling.errors import UsageError
 
 TOL = 1e-9
 

@@ -15,7 +15,7 @@ from scipy.stats import t as t_dist
 
 from judgepool.metrics.ppi import PPI_PY, PRODUCT, Method, ppi_mean, ppi_mean_difference
 from judgepool.metrics.ppi_size import audit_size_for_width
-from judgepool.metrics.tdist import t_cdf, t_quantile
+from judgepool.stats.tdist import t_cdf, t_quantile
 
 TOL = 1e-9
 
@@ -24,8 +24,9 @@ def _close(a: float, b: float) -> bool:
     return abs(a - b) <= TOL * max(1.0, abs(b))
 
 
-def _cases(seed: int, count: int) -> list[tuple[NDArray[np.float64], NDArray[np.float64],
-                                                NDArray[np.int64]]]:  # fmt: skip
+def _cases(
+    seed: int, count: int
+) -> list[tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.int64]]]:
     rng = np.random.default_rng(seed)
     out = []
     for _ in range(count):

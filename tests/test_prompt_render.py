@@ -16,7 +16,7 @@ import pytest
 
 import judgepool as jp
 from judgepool.judge.prompt import load_template
-from judgepool.pooling.store import Store
+from judgepool.pooling.store.connection import Store
 from tests.conftest import CliResult
 from tests.fake_openai import FakeOpenAI
 from tests.fake_reasoning import reasoned
@@ -63,8 +63,17 @@ def test_the_rendered_prompt_is_what_the_fake_received(
     store: Store, fake: FakeOpenAI, cli: Cli, level: str, options: tuple[str, ...]
 ) -> None:
     model = ("--model", "openai/fake-model")
-    result = cli("judge", *model, "--api-base", fake.api_base, "--no-progress", "--level", level,
-                 "--no-canaries", *options)  # the holes' requests only
+    result = cli(
+        "judge",
+        *model,
+        "--api-base",
+        fake.api_base,
+        "--no-progress",
+        "--level",
+        level,
+        "--no-canaries",
+        *options,
+    )  # the holes' requests only
     assert result.code == 0, result.err
     received = [r.body for r in fake.requests]
     paid = labels(store, level)
@@ -74,8 +83,9 @@ def test_the_rendered_prompt_is_what_the_fake_received(
         assert found["cache_key"] == provenance["cache_key"]
         assert found["shown"] == provenance["shown"]
         assert found["truncated"] == provenance["truncated"]
-        assert found["body"] == received[[r["messages"] for r in received].index(
-            found["messages"])]  # the very request the judge sent for it
+        assert (
+            found["body"] == received[[r["messages"] for r in received].index(found["messages"])]
+        )  # the very request the judge sent for it
         assert found["body"]["messages"] == found["messages"]
     if level == "chunk":
         assert any(p["truncated"] for _, _, p in paid)  # the budget of 16 cut some passages
@@ -108,8 +118,10 @@ def test_the_text_output_shows_both_messages_fenced(store: Store, cli: Cli) -> N
     assert "cache key: none without --model" in result.out
     system, user = result.out.split("--- system ---\n")[1].split("--- user ---\n")
     assert system.rstrip("\n") == template.system
-    assert "<<<PASSAGE\nWater boils at 100 degrees Celsius at sea level. [[grade=3]]\nPASSAGE>>>" \
+    assert (
+        "<<<PASSAGE\nWater boils at 100 degrees Celsius at sea level. [[grade=3]]\nPASSAGE>>>"
         in user
+    )
     assert "<<<QUERY\nwhat is the boiling point of water\nQUERY>>>" in user
 
 
@@ -138,7 +150,11 @@ def test_list_and_show(cli: Cli, tmp_path: Path) -> None:
     listed = cli("prompt", "list")
     assert listed.code == 0
     assert listed.out.splitlines()[2].split() == [
-        "relevance-v1", "relevance-v1", template.hash, "judge/prompts/relevance-v1.txt"]
+        "relevance-v1",
+        "relevance-v1",
+        template.hash,
+        "judge/prompts/relevance-v1.txt",
+    ]
     shown = cli("prompt", "show", "relevance-v1")
     assert shown.code == 0
     packaged = Path(jp.__file__).parent / "judge" / "prompts" / "relevance-v1.txt"
@@ -153,8 +169,9 @@ def test_list_and_show(cli: Cli, tmp_path: Path) -> None:
 def test_the_library_renders_the_same_prompt(store: Store, cli: Cli) -> None:
     db = jp.open(store.path)
     found = db.render_prompt("q1", "P1", level="doc", model="openai/gpt-4o-mini", runs="A")
-    assert found.as_dict() == rendered(cli, "q1", "P1", "--level", "doc", "--run", "A",
-                                       "--model", "openai/gpt-4o-mini")
+    assert found.as_dict() == rendered(
+        cli, "q1", "P1", "--level", "doc", "--run", "A", "--model", "openai/gpt-4o-mini"
+    )
     assert found.parameters == {"temperature": 0.0, "max_tokens": 256}
     assert [t.name for t in jp.templates()] == ["relevance-v1"]
     with pytest.raises(jp.errors.UsageError, match="unknown prompt option"):

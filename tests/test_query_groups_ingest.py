@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 import judgepool as jp
-from judgepool.pooling.groups import group_members, membership_rows
-from judgepool.pooling.store import Store
+from judgepool.pooling.store.connection import Store
+from judgepool.pooling.store.query_groups import group_members, membership_rows
 from tests.conftest import CliResult
 
 Cli = Callable[..., CliResult]
@@ -37,13 +37,17 @@ def test_a_groups_file_gives_each_query_one_or_more_groups(cli: Cli, write: Writ
 
 
 def test_a_tsv_group_column_and_a_jsonl_group_key(cli: Cli, write: Writer) -> None:
-    tsv = write("topics.tsv", "qid\ttext\tgroup\nq1\tfirst\tfactoid,en\nq2\tsecond\t\n"
-                "q3\tthird\thowto\n")  # fmt: skip
+    tsv = write(
+        "topics.tsv", "qid\ttext\tgroup\nq1\tfirst\tfactoid,en\nq2\tsecond\t\nq3\tthird\thowto\n"
+    )
     assert cli("ingest", "queries", tsv).code == 0
     assert _memberships() == [("q1", "en"), ("q1", "factoid"), ("q3", "howto")]
-    jsonl = write("topics.jsonl", '{"qid": "q1", "text": "first", "group": "list"}\n'
-                  '{"qid": "q3", "text": "third", "group": ["a", "b"]}\n'
-                  '{"qid": "q4", "text": "fourth", "group": null}\n')  # fmt: skip
+    jsonl = write(
+        "topics.jsonl",
+        '{"qid": "q1", "text": "first", "group": "list"}\n'
+        '{"qid": "q3", "text": "third", "group": ["a", "b"]}\n'
+        '{"qid": "q4", "text": "fourth", "group": null}\n',
+    )
     assert cli("ingest", "queries", jsonl).code == 0
     # The file's queries got exactly its groups (q4 none); q2, not in it, is untouched.
     assert _memberships() == [("q1", "list"), ("q3", "a"), ("q3", "b")]
@@ -66,18 +70,28 @@ def test_a_header_row_is_read_as_one(cli: Cli, write: Writer) -> None:
         ("q1\tfactoid\nq2\t  \n", "groups.tsv, line 2: empty group name"),
         ("q1\ta,b\n", "groups.tsv, line 1: group 'a,b' contains a comma"),
         ("q1\tfac\x07toid\n", "contains a control character (U+0007)"),
-        ("q1\tfactoid\nq2\tx\nq1\tfactoid\n", "line 3: query 'q1' is put in group 'factoid' "
-         "twice (first on line 1)"),
+        (
+            "q1\tfactoid\nq2\tx\nq1\tfactoid\n",
+            "line 3: query 'q1' is put in group 'factoid' twice (first on line 1)",
+        ),
         ("q1\tfactoid\nq9\tfactoid\n", "groups.tsv, line 2: qid 'q9' is not a query"),
         ("q 1\tfactoid\n", "qid 'q 1' contains whitespace"),
         ("\n\n", "the file has no entries"),
     ],
-)  # fmt: skip
+)
 def test_a_bad_groups_file_is_refused_and_nothing_is_written(
     cli: Cli, write: Writer, groups: str, said: str
 ) -> None:
-    assert cli("ingest", "queries", write("old.tsv", "q1\told text\n"), "--groups",
-               write("old-groups.tsv", "q1\told\n")).code == 0  # fmt: skip
+    assert (
+        cli(
+            "ingest",
+            "queries",
+            write("old.tsv", "q1\told text\n"),
+            "--groups",
+            write("old-groups.tsv", "q1\told\n"),
+        ).code
+        == 0
+    )
     topics = write("topics.tsv", TOPICS)
     done = cli("ingest", "queries", topics, "--groups", write("groups.tsv", groups))
     assert done.code == 2 and said in done.err and " — " in done.err, done.err
@@ -93,15 +107,22 @@ def test_a_bad_groups_file_is_refused_and_nothing_is_written(
         ("t.tsv", "qid\ttext\tgroup\nq1\tfirst\ta,,b\n", "line 2: empty group name"),
         ("t.tsv", "qid\ttext\tgroup\nq1\tfirst\ta,a\n", "group 'a' is listed twice on this line"),
         ("t.tsv", "qid\ttext\tgroup\n", "the file has no entries (only a header row)"),
-        ("t.tsv", "qid\ttext\tlang\nq1\tfirst\ten\n", "line 1: the first line looks like a "
-         "header row, but its columns (qid, text, lang)"),
-        ("t.jsonl", '{"qid": "q1", "text": "x", "group": 3}\n', "'group' must be a string or a "
-         "list of strings, found int 3"),
+        (
+            "t.tsv",
+            "qid\ttext\tlang\nq1\tfirst\ten\n",
+            "line 1: the first line looks like a header row, but its columns (qid, text, lang)",
+        ),
+        (
+            "t.jsonl",
+            '{"qid": "q1", "text": "x", "group": 3}\n',
+            "'group' must be a string or a list of strings, found int 3",
+        ),
         ("t.jsonl", '{"qid": "q1", "text": "x", "group": ["a", 1]}\n', "found list"),
     ],
-)  # fmt: skip
-def test_a_bad_group_column_is_refused(cli: Cli, write: Writer, name: str, content: str,
-                                       said: str) -> None:  # fmt: skip
+)
+def test_a_bad_group_column_is_refused(
+    cli: Cli, write: Writer, name: str, content: str, said: str
+) -> None:
     done = cli("ingest", "queries", write(name, content))
     assert done.code == 2 and said in done.err and " — " in done.err, done.err
     assert not Store().exists() or _memberships() == []

@@ -84,9 +84,7 @@ def test_ids_equal_only_once_normalised_are_named(write: Writer, cli: Cli) -> No
     queries = next(line for line in lines if "query ids of run" in line)
     assert "2 query ids of run 'r' match the labels' only after" in queries
     assert "'cafe\\u0301' (run) ~ 'caf\\xe9' (labels), equal after Unicode NFC" in queries
-    assert "'q\\u200b7' (run) ~ 'q7' (labels), equal once zero-width characters go" in (
-        queries
-    )
+    assert "'q\\u200b7' (run) ~ 'q7' (labels), equal once zero-width characters go" in (queries)
     docs = next(line for line in lines if "doc id in the top" in line)
     assert "1 doc id in the top 10 of run 'r'" in docs
     assert "query q8: 'doc\\u200b1' (run) ~ 'doc1' (labels)" in docs

@@ -51,8 +51,18 @@ def test_readme_shows_judgepool_commands() -> None:
     for line in judgepool_lines():
         argv = shlex.split(line)[1:]
         used.add(argv[2] if argv[0] == "--db" else argv[0])
-    assert used >= {"ingest", "pool", "judge", "eval", "compare", "ui", "export", "labels",
-                    "floors", "report"}  # fmt: skip
+    assert used >= {
+        "ingest",
+        "pool",
+        "judge",
+        "eval",
+        "compare",
+        "ui",
+        "export",
+        "labels",
+        "floors",
+        "report",
+    }
 
 
 @pytest.mark.parametrize("line", judgepool_lines())

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from judgepool.pooling.store import Store
-from tests.conftest import REPO, CliResult
+from judgepool.pooling.store.connection import Store
+from tests.conftest import PKG, REPO, CliResult
 from tests.dashboard_db import build
 
 Cli = Callable[..., CliResult]
@@ -24,21 +24,47 @@ Writer = Callable[[str, str | bytes], Path]
 
 # The code behind these commands (ingest and judge have their own owners and tests).
 MODULES = [
-    *sorted((REPO / "metrics").glob("*.py")),
-    *(REPO / "pooling" / f"{name}.py" for name in (
-        "errors", "export", "outfile", "idcheck", "inventory", "labels", "lift", "pool",
-        "rankings", "store", "audit", "overrides",
-    )),
-    *(REPO / "ui" / "commands" / f"{name}.py" for name in (
-        "evaluate", "export", "info", "labels", "pool", "serve",
-    )),
-    REPO / "ui" / "options.py",
-    REPO / "ui" / "cli.py",
-]  # fmt: skip
+    *sorted((PKG / "metrics").glob("*.py")),
+    *sorted((PKG / "reports").glob("*.py")),
+    PKG / "errors.py",
+    *(
+        PKG / "pooling" / f"{name}.py"
+        for name in (
+            "export",
+            "io/outfile",
+            "idcheck",
+            "store/inventory",
+            "store/judgments",
+            "lift",
+            "pool",
+            "rankings",
+            "store/connection",
+            "audit/browse",
+            "audit/overrides",
+        )
+    ),
+    *(
+        PKG / "ui" / "commands" / f"{name}.py"
+        for name in (
+            "evaluate",
+            "export",
+            "info",
+            "labels",
+            "pool",
+            "serve",
+        )
+    ),
+    PKG / "ui" / "options.py",
+    PKG / "ui" / "cli.py",
+]
 ERRORS = {
-    "JudgepoolError", "UsageError", "DatabaseError", "DatabaseBusyError", "GateRefusedError",
+    "JudgepoolError",
+    "UsageError",
+    "DatabaseError",
+    "DatabaseBusyError",
+    "GateRefusedError",
     "HostError",
-}  # fmt: skip
+}
 
 
 def _hintless(path: Path) -> list[str]:
@@ -118,10 +144,19 @@ def test_each_refusal_ends_with_what_to_do(
 
 @pytest.mark.parametrize(
     "args",
-    [("eval",), ("compare", "a", "b"), ("pool",), ("export", "qrels"), ("status",), ("runs",),
-     ("queries",), ("labels", "lift", "--to", "doc"), ("ui",)],
+    [
+        ("eval",),
+        ("compare", "a", "b"),
+        ("pool",),
+        ("export", "qrels"),
+        ("status",),
+        ("runs",),
+        ("queries",),
+        ("labels", "lift", "--to", "doc"),
+        ("ui",),
+    ],
     ids=lambda a: " ".join(a),
-)  # fmt: skip
+)
 def test_without_a_database_each_command_says_how_to_make_one(
     cli: Cli, args: tuple[str, ...]
 ) -> None:

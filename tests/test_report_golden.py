@@ -49,18 +49,43 @@ def _golden(name: str, made: str) -> None:
 
 
 def test_markdown_report_golden(db: Path, cli: Cli) -> None:
-    done = cli("--db", DB, "compare", "base", "cand", "better", *OPTIONS, "--fail-on",
-               "regression", "--format", "markdown")  # fmt: skip
+    done = cli(
+        "--db",
+        DB,
+        "compare",
+        "base",
+        "cand",
+        "better",
+        *OPTIONS,
+        "--fail-on",
+        "regression",
+        "--format",
+        "markdown",
+    )
     assert done.code == 4, done.err
     lines = done.out.splitlines()
-    assert lines[0] == ("**judgepool compare: cand: worse; better: better** (cand, better "
-                        "against baseline base)")  # fmt: skip
+    assert lines[0] == (
+        "**judgepool compare: cand: worse; better: better** (cand, better against baseline base)"
+    )
     assert "judge (openai/gpt-4o-mini@relevance-v1)" in done.out and "human (qrels.txt)" in done.out
-    assert ("judgepool --db eval.duckdb compare base cand better --level chunk --resamples 2000 "
-            "--by group --fail-on regression --format markdown") in lines  # fmt: skip
+    assert (
+        "judgepool --db eval.duckdb compare base cand better --level chunk --resamples 2000 "
+        "--by group --fail-on regression --format markdown"
+    ) in lines
     _golden("compare.md", done.out)
-    again = cli("--db", DB, "compare", "base", "cand", "better", *OPTIONS, "--fail-on",
-                "regression", "--format", "markdown")  # fmt: skip
+    again = cli(
+        "--db",
+        DB,
+        "compare",
+        "base",
+        "cand",
+        "better",
+        *OPTIONS,
+        "--fail-on",
+        "regression",
+        "--format",
+        "markdown",
+    )
     assert again.out == done.out  # deterministic
 
 
@@ -77,22 +102,29 @@ def test_refused_markdown_says_why_first(db: Path, cli: Cli) -> None:
 
 def test_html_report_golden(db: Path, cli: Cli, tmp_path: Path) -> None:
     out, md = tmp_path / "report.html", tmp_path / "report.md"
-    done = cli("--db", DB, "report", "base", "cand", "better", *OPTIONS, "--html", out,
-               "--markdown", md)  # fmt: skip
+    done = cli(
+        "--db", DB, "report", "base", "cand", "better", *OPTIONS, "--html", out, "--markdown", md
+    )
     assert done.code == 0, done.err
     html = out.read_text(encoding="utf-8")
     assert "<script" not in html and "http://" not in html.replace(
-        'xmlns="http://www.w3.org/2000/svg"', "")  # fmt: skip
+        'xmlns="http://www.w3.org/2000/svg"', ""
+    )
     assert html.count("<svg") == 1 + 2 * 3  # the runs, and 2 candidates x 3 measures
-    assert "judgepool --db eval.duckdb report base cand better --level chunk --resamples 2000 " \
-        "--by group --html report.html" in html  # fmt: skip
+    assert (
+        "judgepool --db eval.duckdb report base cand better --level chunk --resamples 2000 "
+        "--by group --html report.html" in html
+    )
     _golden("report.html", html)
     # The markdown file is what compare --format markdown prints (without --fail-on here).
-    printed = cli("--db", DB, "compare", "base", "cand", "better", *OPTIONS, "--format",
-                  "markdown").out  # fmt: skip
+    printed = cli(
+        "--db", DB, "compare", "base", "cand", "better", *OPTIONS, "--format", "markdown"
+    ).out
     assert md.read_text(encoding="utf-8") == printed
-    assert jp.open(DB).compare("base", ["cand", "better"], resamples=2000, by="group").to_html(
-        ) == html  # fmt: skip
+    assert (
+        jp.open(DB).compare("base", ["cand", "better"], resamples=2000, by="group").to_html()
+        == html
+    )
 
 
 @pytest.mark.slow
@@ -117,8 +149,19 @@ def test_report_exit_codes_and_it_writes_a_refusal_too(db: Path, cli: Cli, tmp_p
     done = cli("--db", DB, "report", "base", "holey", "--html", out)
     assert done.code == 3 and "comparison refused" in done.err
     assert "judgepool compare: refused" in out.read_text(encoding="utf-8")
-    failed = cli("--db", DB, "report", "base", "cand", "--fail-on", "regression", "--resamples",
-                 "2000", "--markdown", tmp_path / "r.md")  # fmt: skip
+    failed = cli(
+        "--db",
+        DB,
+        "report",
+        "base",
+        "cand",
+        "--fail-on",
+        "regression",
+        "--resamples",
+        "2000",
+        "--markdown",
+        tmp_path / "r.md",
+    )
     assert failed.code == 4 and (tmp_path / "r.md").exists()
     assert cli("--db", DB, "report", "base", "cand").code == 2  # nothing to write
 
@@ -132,8 +175,12 @@ def test_report_never_writes_over_what_it_was_not_asked_to(
     (tmp_path / "keep.txt").write_text("keep", encoding="utf-8")
     (tmp_path / "link.html").symlink_to(tmp_path / "keep.txt")
     (tmp_path / "folder").mkdir()
-    path = {"database": db, "folder": tmp_path / "folder", "link": tmp_path / "link.html",
-            "duckdb": other}[target]  # fmt: skip
+    path = {
+        "database": db,
+        "folder": tmp_path / "folder",
+        "link": tmp_path / "link.html",
+        "duckdb": other,
+    }[target]
     before = db.read_bytes()
     done = cli("--db", DB, "report", "base", "cand", "--html", path)
     assert done.code == 2 and "refusing to write onto" in done.err and "--html" in done.err
@@ -146,11 +193,19 @@ def test_names_are_shown_as_text_never_as_markup(cli: Cli, write: Callable[..., 
     topics = write("t.tsv", "q1\tone\nq2\ttwo\n")
     groups = write("g.tsv", "q1\t<b>x</b>|*y*\nq2\t<b>x</b>|*y*\n")
     qrels = write("qrels.txt", "q1 0 a 2\nq1 0 b 0\nq2 0 c 2\nq2 0 d 0\n")
-    for args in (("ingest", "queries", topics, "--groups", groups), ("ingest", "qrels", qrels),
-                 ("ingest", "run", write("a.trec", "q1 Q0 a 1 2 a\nq1 Q0 b 2 1 a\nq2 Q0 c 1 1 a\n"),
-                  "--name", "<i>a</i>"),
-                 ("ingest", "run", write("b.trec", "q1 Q0 b 1 2 b\nq2 Q0 d 1 1 b\n"))):
-        assert cli(*args).code == 0  # fmt: skip
+    for args in (
+        ("ingest", "queries", topics, "--groups", groups),
+        ("ingest", "qrels", qrels),
+        (
+            "ingest",
+            "run",
+            write("a.trec", "q1 Q0 a 1 2 a\nq1 Q0 b 2 1 a\nq2 Q0 c 1 1 a\n"),
+            "--name",
+            "<i>a</i>",
+        ),
+        ("ingest", "run", write("b.trec", "q1 Q0 b 1 2 b\nq2 Q0 d 1 1 b\n")),
+    ):
+        assert cli(*args).code == 0
     md = cli("compare", "<i>a</i>", "b", "--by", "group", "--format", "markdown").out
     assert "\\<b\\>x\\</b\\>\\|\\*y\\*" in md and "<b>" not in md
     assert "baseline \\<i\\>a\\</i\\>" in md  # (the command block quotes it for the shell)

@@ -1,5 +1,5 @@
 """The JSON report has one published shape: docs/report.schema.json, made from the pydantic models
-of metrics/report_model.py; what `eval` and `compare` print validates against the file."""
+of judgepool/reports/model.py; what `eval` and `compare` print validates against the file."""
 
 from __future__ import annotations
 
@@ -18,8 +18,9 @@ SCHEMA = REPO / "docs" / "report.schema.json"
 
 
 def _maker() -> object:
-    spec = importlib.util.spec_from_file_location("make_report_schema", SCHEMA.with_name(
-        "make_report_schema.py"))  # fmt: skip
+    spec = importlib.util.spec_from_file_location(
+        "make_report_schema", SCHEMA.with_name("make_report_schema.py")
+    )
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

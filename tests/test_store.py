@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from judgepool.pooling.errors import DatabaseBusyError, DatabaseError
+from judgepool.errors import DatabaseBusyError, DatabaseError
 from judgepool.pooling.ingest_runs import ingest_run
-from judgepool.pooling.schema import MIGRATIONS, SCHEMA_VERSION
-from judgepool.pooling.store import Store
+from judgepool.pooling.store.connection import Store
+from judgepool.pooling.store.schema import MIGRATIONS, SCHEMA_VERSION
 
 Writer = Callable[[str, str | bytes], Path]
 REPO = Path(__file__).resolve().parent.parent
@@ -121,7 +121,7 @@ def test_readers_in_another_process_never_see_a_half_written_run(
     reader = python(
         """
         import os, sys, time
-        from judgepool.pooling.store import Store
+        from judgepool.pooling.store.connection import Store
         store, seen, reads = Store(sys.argv[1]), set(), 0
         print("reading", flush=True)
         while not os.path.exists(sys.argv[2]) or reads < 20:

@@ -11,7 +11,7 @@ from judgepool.pooling.ingest_labels import ingest_qrels
 from judgepool.pooling.ingest_runs import default_run_name, ingest_run
 from judgepool.pooling.ingest_texts import ingest_docs, ingest_queries
 from judgepool.pooling.pool import pool_summary
-from judgepool.pooling.store import Store
+from judgepool.pooling.store.connection import Store
 
 pytestmark = pytest.mark.shared
 

@@ -24,7 +24,7 @@ import pytest
 from judgepool.judge.offline import METHOD_VERSION
 from judgepool.metrics.evaluate import evaluate
 from judgepool.metrics.ppi import ppi_mean
-from judgepool.pooling.store import Store
+from judgepool.pooling.store.connection import Store
 from tests.conftest import CliResult
 from tests.dashboard_db import frames, open_page, plain, texts_of
 
@@ -143,8 +143,9 @@ def test_trust_loop_end_to_end_on_dl19(
 
     # 3. Calibrate: the stratified sample, its figures, the confusion matrix.
     sample = 40
-    calibrated = cli("calibrate", "--model", "offline", "--sample", sample, "--seed", "1",
-                     "--no-progress")  # fmt: skip
+    calibrated = cli(
+        "calibrate", "--model", "offline", "--sample", sample, "--seed", "1", "--no-progress"
+    )
     assert calibrated.code == 0, calibrated.err
     out = calibrated.out
     mix = Counter(bm25_labels.values())
@@ -159,8 +160,7 @@ def test_trust_loop_end_to_end_on_dl19(
     assert [sum(row) for row in confusion] == [sample // 4] * 4
     exact = sum(confusion[g][g] for g in range(4)) / sample
     assert figure(out, "exact agreement")[0] == pytest.approx(exact, abs=5e-4)
-    assert figure(out, "Cohen's kappa (grades 0-3)")[0] == pytest.approx(kappa(confusion),
-                                                                         abs=5e-4)  # fmt: skip
+    assert figure(out, "Cohen's kappa (grades 0-3)")[0] == pytest.approx(kappa(confusion), abs=5e-4)
     for g in range(4):
         hit = confusion[g][g] / (sample // 4)
         assert figure(out, f"hit rate, human grade {g}")[0] == pytest.approx(hit, abs=5e-4)
@@ -173,8 +173,10 @@ def test_trust_loop_end_to_end_on_dl19(
     qids = next(ln for ln in drawn.out.splitlines() if ln.startswith("queries: ")).split()[1:]
     assert len(set(qids)) == AUDITED and set(qids) <= set(query_text)
     expected = {(q, d) for q, d in holes if q in qids}  # the judge labelled every hole
-    assert f"to label: {len(expected)} judge-labelled pairs in their pool, 0 with a human " \
-           f"label already, {len(expected)} left" in drawn.out  # fmt: skip
+    assert (
+        f"to label: {len(expected)} judge-labelled pairs in their pool, 0 with a human "
+        f"label already, {len(expected)} left" in drawn.out
+    )
     listed = cli("audit", "sample", "--list", "--format", "tsv")
     assert listed.code == 0, listed.err
     header, *lines = listed.out.splitlines()
@@ -195,8 +197,11 @@ def test_trust_loop_end_to_end_on_dl19(
     at.text_input(key="queue_user").input("tester")
     at.button(key=f"queue_grade_{grades.get((qid, doc_id), 0)}").click().run()
     assert not at.exception, [e.value for e in at.exception]
-    assert any(f"for {qid} · {doc_id} as a human label by audit:tester (1 of {len(expected)} "
-               "labelled)" in plain(s) for s in texts_of(at, "success"))  # fmt: skip
+    assert any(
+        f"for {qid} · {doc_id} as a human label by audit:tester (1 of {len(expected)} "
+        "labelled)" in plain(s)
+        for s in texts_of(at, "success")
+    )
     assert plain(texts_of(at, "subheader")[0]) != first  # the next pair is open
 
     # The auditor's labels: NIST's grade of each listed pair; one NIST never judged is graded 0,
@@ -208,8 +213,10 @@ def test_trust_loop_end_to_end_on_dl19(
     assert f"{len(rows)} chunk-level labels on {AUDITED} queries by 'auditor'" in ingested.out
     status = cli("audit", "status")
     assert status.code == 0, status.err
-    assert f"{AUDITED} of {AUDITED} queries fully audited; {len(rows)} of {len(rows)} pairs " \
-           "labelled, 0 left" in status.out  # fmt: skip
+    assert (
+        f"{AUDITED} of {AUDITED} queries fully audited; {len(rows)} of {len(rows)} pairs "
+        "labelled, 0 left" in status.out
+    )
 
     # 5. Compare: plain and judge-corrected intervals, the verdict, against a recomputation.
     compared = cli("compare", "bm25", "tasb", "--format", "json")
@@ -244,9 +251,11 @@ def test_trust_loop_end_to_end_on_dl19(
         assert comparison["verdict"] == ("robust" if same else "judge-dependent")
     ndcg = next(c for c in report["comparisons"] if c["measure"] == "nDCG@10")
     with capsys.disabled():
-        print(f"\nDL19 tasb - bm25 nDCG@10: plain {ndcg['delta']:+.3f} {ndcg['ci95']}, corrected "
-              f"{ndcg['ppi']['estimate']:+.3f} {ndcg['ppi']['ci95']} on {ndcg['ppi']['audited']} "
-              f"of {ndcg['ppi']['of']}: {ndcg['verdict']}")  # README's figures (run with -s)
+        print(
+            f"\nDL19 tasb - bm25 nDCG@10: plain {ndcg['delta']:+.3f} {ndcg['ci95']}, corrected "
+            f"{ndcg['ppi']['estimate']:+.3f} {ndcg['ppi']['ci95']} on {ndcg['ppi']['audited']} "
+            f"of {ndcg['ppi']['of']}: {ndcg['verdict']}"
+        )  # README's figures (run with -s)
     table = cli("compare", "bm25", "tasb")
     assert table.code == 0, table.err
     assert f"of audit sample #1 ({AUDITED} drawn, seed 1)" in table.out
@@ -277,7 +286,8 @@ def test_trust_loop_end_to_end_on_dl19(
     audit_page = open_page("audit")
     assert not audit_page.exception, [e.value for e in audit_page.exception]
     progress = audit_page.get("progress")[0].proto.text
-    assert progress.startswith(f"{len(rows)} of {len(rows)} pairs labelled · {AUDITED} of "
-                               f"{AUDITED} queries fully audited")  # fmt: skip
+    assert progress.startswith(
+        f"{len(rows)} of {len(rows)} pairs labelled · {AUDITED} of {AUDITED} queries fully audited"
+    )
     (calibrations,) = frames(audit_page, "α ordinal (pool mix)")
     assert calibrations["judge"].tolist() == [JUDGE]

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from judgepool.pooling.store import Store
+from judgepool.pooling.store.connection import Store
 from tests.conftest import CliResult
 from tests.dashboard_browser import browser_page, find_chromium, free_port, serve_dashboard
 from tests.dashboard_db import build

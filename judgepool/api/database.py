@@ -1,0 +1,696 @@
+"""`jp.open(path)`: one judgepool database, and everything a notebook or a script does with it.
+
+    import judgepool as jp
+    db = jp.open("eval.duckdb")              # the file is created by the first ingest
+    db.ingest_queries("topics.tsv"); db.ingest_docs("passages.jsonl")
+    db.ingest_qrels("qrels.txt"); db.ingest_run("bm25.trec"); db.ingest_run("splade.trec")
+    db.pool(depth=10).summary                # polars: judged@10 and holes per run
+    db.judge("offline", depth=10)            # fill the holes (any litellm model string works)
+    db.submit_batch("openai/gpt-4o-mini")    # ... or at half price within 24 h
+    db.compare("bm25", ["splade"]).deltas    # polars: paired differences, CIs, Holm p
+    db.compare("bm25", "splade", fail_on="regression").failed_rules   # a CI gate
+    db.set_floors({"nR@10": 0.75}); db.check_floors("splade").ok     # floors that only rise
+
+The command line and the dashboard call these same functions. Reads and writes are short (see
+pooling/store/connection.py): a notebook may keep `db` open while `judgepool judge` writes
+from a shell.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from judgepool.api.batch_results import BatchCollection, BatchSubmission, batch_frame
+from judgepool.api.frames import ORIGIN, frame_of, from_frame, needs
+from judgepool.api.names import names_of
+from judgepool.api.results import Comparison, Evaluation, JudgeReport, Pool
+from judgepool.api.threads import off_loop
+from judgepool.errors import UsageError
+from judgepool.pooling.store.connection import Store
+
+if TYPE_CHECKING:
+    import polars as pl
+
+    from judgepool.api.ci_results import FloorCheck
+    from judgepool.api.trust import AuditStatus, CalibrationReport
+    from judgepool.judge.render import RenderedPrompt
+    from judgepool.judge.session import JudgeSettings
+    from judgepool.metrics.measures import Measure
+    from judgepool.metrics.regression import Rule
+    from judgepool.pooling.audit.samples import AuditSample
+    from judgepool.pooling.ingest_labels import QrelsIngested
+    from judgepool.pooling.ingest_runs import RunIngested
+    from judgepool.pooling.ingest_texts import TextsIngested
+    from judgepool.pooling.store.activity import Activity
+    from judgepool.pooling.store.floors import FloorChange
+
+Source = str | os.PathLike[str]
+
+
+class Database:
+    """A judgepool database file (see `judgepool.open`): every verb of the command line as a
+    method that calls the verb's service function."""
+
+    def __init__(self, path: Source | None = None) -> None:
+        self.store = Store(path)
+
+    @property
+    def path(self) -> Path:
+        """Where the database file is (or will be, before the first ingest)."""
+        return self.store.path
+
+    def __repr__(self) -> str:
+        return f"judgepool.open({str(self.path)!r})"
+
+    # -- ingest ---------------------------------------------------------------------------
+
+    def ingest_queries(
+        self,
+        src: Source | pl.DataFrame,
+        format: str | None = None,
+        groups: Source | None = None,
+    ) -> TextsIngested:
+        """Queries from a TSV `qid<TAB>text` or JSONL file, or a DataFrame with columns qid and
+        text (README: Formats), with their groups from a `group` column/key (a DataFrame's
+        `group` column holds a list of names or one name) or from `groups`, a `qid<TAB>group`
+        file (README: Query groups)."""
+        from judgepool.pooling.ingest_texts import ingest_queries
+
+        group_path = None if groups is None else Path(groups)
+        if isinstance(src, str | os.PathLike):
+            return ingest_queries(self.store, Path(src), format, group_path)
+        return from_frame(
+            frame_of(src),
+            ".jsonl",
+            lambda p: ingest_queries(self.store, p, "jsonl", group_path, ORIGIN),
+        )
+
+    def query_groups(self) -> pl.DataFrame:
+        """Every query-group membership: qid, group."""
+        import polars as pl
+
+        from judgepool.pooling.store.query_groups import membership_rows
+
+        return pl.DataFrame(
+            membership_rows(self.store), schema={"qid": pl.String, "group": pl.String}, orient="row"
+        )
+
+    def ingest_docs(self, src: Source | pl.DataFrame, format: str | None = None) -> TextsIngested:
+        """Passages or chunks from JSONL or TSV, or a DataFrame with columns doc_id, text and
+        optionally title and parent_id."""
+        from judgepool.pooling.ingest_texts import ingest_docs
+
+        if isinstance(src, str | os.PathLike):
+            return ingest_docs(self.store, Path(src), format)
+        return from_frame(
+            frame_of(src), ".jsonl", lambda p: ingest_docs(self.store, p, "jsonl", ORIGIN)
+        )
+
+    def ingest_qrels(
+        self,
+        src: Source | pl.DataFrame,
+        labeller: str | None = None,
+        level: str = "chunk",
+        format: str | None = None,
+    ) -> QrelsIngested:
+        """Human labels from a TREC qrels or JSONL file (`labeller` defaults to the file's
+        name), or a DataFrame with columns qid, doc_id and grade (then `labeller` is needed)."""
+        from judgepool.pooling.ingest_labels import ingest_qrels
+
+        if isinstance(src, str | os.PathLike):
+            return ingest_qrels(self.store, Path(src), level=level, labeller=labeller, fmt=format)
+        frame = frame_of(src)
+        who = needs(labeller, "labeller", "ingest_qrels(df, labeller='assessors-2024')")
+        return from_frame(
+            frame, ".jsonl", lambda p: ingest_qrels(self.store, p, level, who, "jsonl", ORIGIN)
+        )
+
+    def ingest_run(
+        self, src: Source | pl.DataFrame, name: str | None = None, format: str | None = None
+    ) -> RunIngested:
+        """A run from a TREC, JSONL or Parquet file (named by its tag, else its file name), or a
+        DataFrame with columns qid, doc_id and score (then `name` is needed). A run ingested
+        again under its name replaces it."""
+        from judgepool.pooling.ingest_runs import ingest_run
+
+        if isinstance(src, str | os.PathLike):
+            return ingest_run(self.store, Path(src), name=name, fmt=format)
+        frame = frame_of(src)
+        run = needs(name, "run name", "ingest_run(df, name='bm25')")
+        return from_frame(
+            frame, ".parquet", lambda p: ingest_run(self.store, p, run, "parquet", ORIGIN)
+        )
+
+    # -- what is there ----------------------------------------------------------------------
+
+    def runs(self) -> pl.DataFrame:
+        """Every run: name, rows, queries, format, source_file, ingested_at."""
+        import polars as pl
+
+        from judgepool.pooling.store.inventory import list_runs
+
+        return pl.DataFrame(
+            [vars(r) for r in list_runs(self.store)],
+            schema={
+                "name": pl.String,
+                "rows": pl.Int64,
+                "queries": pl.Int64,
+                "format": pl.String,
+                "source_file": pl.String,
+                "ingested_at": pl.String,
+            },
+            orient="row",
+        )
+
+    def labels(
+        self,
+        level: str = "chunk",
+        source: str | None = None,
+        labeller: str | None = None,
+        status: str | None = None,
+        effective: bool = False,
+    ) -> pl.DataFrame:
+        """Labels at `level` with their provenance, oldest first; `effective=True` keeps the one
+        label per pair that the measures use (`labeller` then names the judge whose labels
+        count, as `--judge` does)."""
+        import polars as pl
+
+        from judgepool.pooling.store.labels_frame import label_table
+
+        table = label_table(self.store, level, source, labeller, status, effective)
+        frame = pl.from_arrow(table)
+        if not isinstance(frame, pl.DataFrame):  # pragma: no cover - a table always converts
+            raise TypeError("the labels did not convert to a DataFrame")
+        return frame
+
+    def activity(self) -> Activity:
+        """Who is writing labels now: live judges (from their claims), open batches, and the
+        age of the newest judge label. While `.writing`, every figure read is provisional."""
+        from judgepool.pooling.store.activity import activity
+
+        return activity(self.store)
+
+    def export_qrels(
+        self,
+        path: Source,
+        level: str = "chunk",
+        source: str = "effective",
+        labeller: str | None = None,
+        format: str = "trec",
+    ) -> Path:
+        """Write labels as TREC qrels or JSONL (the bytes `judgepool export qrels` writes), never
+        over the database, a DuckDB file or anything but a regular file; an export of nothing is
+        refused."""
+        from judgepool.pooling.export import export_file
+
+        written, _ = export_file(self.store, path, level, source, labeller, format)
+        return written
+
+    # -- pool and judge ---------------------------------------------------------------------
+
+    def pool(
+        self,
+        depth: int = 10,
+        runs: str | Sequence[str] | None = None,
+        level: str = "chunk",
+        labeller: str | None = None,
+        all_queries: bool = False,
+    ) -> Pool:
+        """The pool of `runs` (default: all) at `depth`: judged@depth and holes per run."""
+        from judgepool.pooling.pool import holes_table, pool_summary
+
+        chosen = names_of(runs)
+        summary = pool_summary(self.store, depth, chosen, level, labeller, all_queries)
+        holes = holes_table(self.store, depth, chosen, level, labeller, all_queries)
+        return Pool(summary, holes)
+
+    def judge(
+        self,
+        model: str | None = "offline",
+        depth: int = 10,
+        runs: str | Sequence[str] | None = None,
+        level: str = "chunk",
+        labeller: str | None = None,
+        *,
+        progress: bool = False,
+        **limits: Any,
+    ) -> JudgeReport:
+        """Label the holes of the pool with a judge (`offline`, or any litellm model string);
+        resumable and cached by content, exactly as `judgepool judge`.
+
+        `limits` are the judge command's other options as keywords: api_base, all_queries,
+        concurrency, max_cost, max_calls, timeout, retries, temperature, max_tokens, template,
+        reasoning_effort (low | medium | high, for reasoning models), passage_tokens,
+        query_tokens, max_chunks; canaries (per query, 0: none), canary_threshold; for several
+        judges `models=(...)`, api_bases, combine, num_samples (the report's `canaries`, `fooled`
+        and `run` say how they did). A judge that cannot run (no key, no quota, an unknown
+        model) raises; holes that failed or a cap that stopped the run are in the report's
+        `problem` (the error the CLI exits with), never silent.
+
+        Works inside a running event loop (Jupyter): the labelling then runs on a thread of its
+        own and this call waits for it. In async code, `await db.ajudge(...)` does not block.
+        """
+        from judgepool.judge.session import JudgeSettings
+
+        try:
+            settings = JudgeSettings(
+                model=model,
+                depth=depth,
+                runs=tuple(names_of(runs)),
+                level=level,
+                labeller=labeller,
+                **limits,
+            )
+        except TypeError as err:
+            raise UsageError(
+                f"unknown judge option: {err}", "see help(jp.Database.judge) for the options"
+            ) from None
+        return off_loop(lambda: self._judge(settings, progress))
+
+    async def ajudge(self, *args: Any, **kwargs: Any) -> JudgeReport:
+        """`judge` for async code: the labelling runs on a worker thread, the loop stays free."""
+        return await asyncio.to_thread(lambda: self.judge(*args, **kwargs))
+
+    def _judge(self, settings: JudgeSettings, progress: bool) -> JudgeReport:
+        from judgepool.judge.judge_run import run_all
+        from judgepool.judge.progress import ProgressBar
+        from judgepool.judge.session import ending, prepare
+
+        s = settings
+        session = prepare(self.store, settings)
+        counted = session.jury or s.labeller  # a jury's holes are the pairs it did not label
+        before = self.pool(s.depth, list(s.runs), s.level, counted, s.all_queries)
+        result = run_all(
+            self.store, session, settings, lambda what, total: ProgressBar(total, progress, what)
+        )
+        stats = result.stats
+        if stats is not None and stats.fatal is not None:
+            raise stats.fatal
+        after = self.pool(s.depth, list(s.runs), s.level, counted, s.all_queries)
+        return JudgeReport(
+            result.labeller,
+            len(session.plan.holes),
+            stats,
+            before,
+            after,
+            ending(stats, settings),
+            result,
+        )
+
+    def render_prompt(
+        self,
+        qid: str,
+        doc_id: str,
+        level: str = "chunk",
+        model: str | None = None,
+        **options: Any,
+    ) -> RenderedPrompt:
+        """The exact prompt a judge sends for (qid, doc_id): its messages after normalisation,
+        truncation and fencing, and with `model` the cache key and the request body litellm
+        sends (`judgepool prompt render`; judge/render.py). `options` as for `judge`:
+        template, runs, passage_tokens, max_chunks, query_tokens, temperature, max_tokens,
+        reasoning_effort. No call is made."""
+        from judgepool.judge.render import OPTIONS, render_prompt
+
+        unknown = sorted(set(options) - set(OPTIONS))
+        if unknown:
+            raise UsageError(
+                f"unknown prompt option(s): {', '.join(unknown)}", f"use {', '.join(OPTIONS)}"
+            )
+        if "runs" in options:
+            options["runs"] = tuple(names_of(options["runs"]))
+        return render_prompt(self.store, qid, doc_id, level, model=model, **options)
+
+    # -- measures ---------------------------------------------------------------------------
+
+    def evaluate(
+        self,
+        runs: str | Sequence[str] | None = None,
+        measures: Sequence[str | Measure] | None = None,
+        level: str = "chunk",
+        k: int = 10,
+        labeller: str | None = None,
+        resamples: int = 10_000,
+        seed: int | None = None,
+        by: str | None = None,
+    ) -> Evaluation:
+        """Measures (any ir-measures string; default nDCG@k, R(rel=3)@k, nR@k, Judged@k) of
+        `runs` (default: all) with 95% bootstrap intervals over the evaluation set; `by="group"`
+        adds each query group's figures (`.groups`)."""
+        from judgepool.metrics.bootstrap import DEFAULT_SEED
+        from judgepool.metrics.evaluate import evaluate
+        from judgepool.metrics.groups import group_means
+        from judgepool.metrics.verdicts import check_by
+
+        members = check_by(by, self.store)
+        result = evaluate(
+            self.store,
+            names_of(runs) or None,
+            level=level,
+            labeller=labeller,
+            k=k,
+            measures=measures,
+            resamples=resamples,
+            seed=DEFAULT_SEED if seed is None else seed,
+        )
+        return Evaluation(result, group_means(result, members) if by is not None else None)
+
+    def compare(
+        self,
+        baseline: str,
+        candidates: str | Sequence[str],
+        measures: Sequence[str | Measure] | None = None,
+        level: str = "chunk",
+        k: int = 10,
+        labeller: str | None = None,
+        gate: float = 0.9,
+        force: bool = False,
+        resamples: int = 10_000,
+        seed: int | None = None,
+        fail_on: str | Rule | Sequence[str | Rule] | None = None,
+        by: str | None = None,
+    ) -> Comparison:
+        """Paired differences of `candidates` from `baseline` with 95% intervals, randomisation
+        p-values and Holm's correction. Raises `GateRefusedError` (the CLI's exit code 3) when a
+        compared run's judged@k is under `gate`, unless `force` (then marked unreliable).
+
+        `fail_on`: CI rules, as `--fail-on` takes them ("regression", "regression=nDCG@10",
+        "any-change"): the result's `failed_rules`, `exit_code` and `raise_for_rules()` say
+        what they found. `by="group"`: the differences per query group (`.groups`). The
+        result's `to_markdown()` and `to_html()` are the CLI's reports."""
+        from judgepool.metrics.bootstrap import DEFAULT_SEED
+        from judgepool.metrics.verdicts import run_compare
+
+        report = run_compare(
+            self.store,
+            baseline,
+            names_of(candidates),
+            fail_on=fail_on,
+            by=by,
+            level=level,
+            labeller=labeller,
+            k=k,
+            measures=measures,
+            resamples=resamples,
+            seed=DEFAULT_SEED if seed is None else seed,
+            gate=gate,
+            force=force,
+        )
+        error = report.comparison.error()
+        if error is not None:
+            error.comparison = Comparison(report.comparison, report)
+            raise error
+        return Comparison(report.comparison, report)
+
+    # -- batches ----------------------------------------------------------------------------
+
+    def submit_batch(
+        self,
+        model: str | None = None,
+        depth: int = 10,
+        runs: str | Sequence[str] | None = None,
+        level: str = "chunk",
+        labeller: str | None = None,
+        *,
+        dry_run: bool = False,
+        wait: bool = False,
+        poll: float = 30.0,
+        progress: bool = False,
+        **limits: Any,
+    ) -> BatchSubmission:
+        """Send the holes of the pool to `model`'s batch API (about half the online price,
+        answered within 24 h), as `judgepool judge --batch`: the same requests and cache keys
+        as `judge`; pairs in the cache are labelled at once, pairs an open batch or a running
+        judge holds are left to it. Returns what was sent (`dry_run=True`: what would be, with
+        batch and online prices, and nothing sent or written). With `wait=True` it waits for
+        the batches and collects them (`.collection`).
+
+        `limits` are the judge options that apply to a batch: api_base, all_queries, max_cost,
+        max_calls, temperature, max_tokens, template, passage_tokens, query_tokens, max_chunks.
+        A provider with no batch API here (anthropic, bedrock, the offline judge) raises
+        `JudgeError` / `UsageError` saying to call `judge` instead.
+        """
+        from judgepool.judge.batch import session
+        from judgepool.judge.session import JudgeSettings
+
+        unknown = sorted(set(limits) - _BATCH_LIMITS)
+        if unknown:
+            raise UsageError(
+                f"unknown batch option(s): {', '.join(unknown)}",
+                "see help(jp.Database.submit_batch) for the options",
+            )
+        names = tuple(names_of(runs))
+        settings = JudgeSettings(
+            model=model, depth=depth, runs=names, level=level, labeller=labeller, **limits
+        )
+
+        def work() -> BatchSubmission:
+            if dry_run:
+                return BatchSubmission(session.dry_run(self.store, settings))
+            found = session.submit(self.store, settings)
+            collection = None
+            if wait and found.sent:
+                collection = BatchCollection(
+                    session.collect(
+                        self.store,
+                        settings.api_base,
+                        wait=True,
+                        poll=poll,
+                        progress=progress,
+                        names=[r.local_id for r in found.sent],
+                    )
+                )
+            return BatchSubmission(found, found.problem(settings), collection)
+
+        return off_loop(work)
+
+    def batches(self, refresh: bool = True, api_base: str | None = None) -> pl.DataFrame:
+        """Every batch of this database, oldest first: batch_id, local_id, status, model,
+        labeller, requests, completed, failed, pairs, created_at, due, collected_at,
+        last_error. `refresh` asks the provider about the open ones first (needs the key)."""
+        from judgepool.judge.batch import session
+
+        return off_loop(lambda: batch_frame(session.status(self.store, api_base, refresh)))
+
+    def collect_batches(
+        self,
+        *,
+        wait: bool = False,
+        retry_failed: bool = False,
+        poll: float = 30.0,
+        api_base: str | None = None,
+        progress: bool = False,
+        max_cost: float | None = None,
+        max_calls: int | None = None,
+    ) -> BatchCollection:
+        """Write the labels of every finished batch, as `judgepool judge --batch-collect`: a
+        second call writes nothing; batches still running are left (`.open`, with when they
+        are due), or waited for with `wait=True`. `retry_failed` sends the pairs that failed
+        (error, expired, unparsed) again as new batches (`max_cost` / `max_calls` cap them).
+        Pairs that failed are in `.problem` (never silently 0)."""
+        from judgepool.judge.batch import session
+        from judgepool.judge.session import JudgeSettings
+
+        caps = JudgeSettings(max_cost=max_cost, max_calls=max_calls)
+        return off_loop(
+            lambda: BatchCollection(
+                session.collect(
+                    self.store, api_base, retry_failed, wait, poll, progress=progress, caps=caps
+                )
+            )
+        )
+
+    def cancel_batch(self, batch_id: str, api_base: str | None = None) -> pl.DataFrame:
+        """Ask the provider to stop a batch (its id, or judgepool's local id); what it answered
+        first is collected by `collect_batches`. Returns its row (empty when it had never been
+        created and was dropped: its pairs are holes again)."""
+        from judgepool.judge.batch import session
+
+        row = off_loop(lambda: session.cancel(self.store, batch_id, api_base))
+        return batch_frame([row] if row is not None else [])
+
+    # -- the trust loop -----------------------------------------------------------------------
+
+    def calibrate(
+        self,
+        model: str | None = "offline",
+        sample: int = 200,
+        seed: int = 1,
+        depth: int = 10,
+        level: str = "chunk",
+        *,
+        dry_run: bool = False,
+        progress: bool = False,
+        **limits: Any,
+    ) -> CalibrationReport:
+        """Re-judge a seeded sample of pooled human-labelled pairs (stratified by human grade)
+        as `judgepool calibrate` does, store the figures, and return them (a dry run forecasts
+        calls and cost). `limits`: api_base, concurrency, max_cost, max_calls, timeout,
+        template ... as for `judge`, and canaries (per query, 0: none), canary_threshold (the
+        report's `canaries` and `fooled` say how the judge did on them)."""
+        from judgepool.api.trust import calibrate
+        from judgepool.judge.progress import ProgressBar
+        from judgepool.judge.session import JudgeSettings
+
+        try:
+            settings = JudgeSettings(model=model, depth=depth, level=level, **limits)
+        except TypeError as err:
+            raise UsageError(
+                f"unknown judge option: {err}", "see help(jp.Database.calibrate) for the options"
+            ) from None
+        bar = None if dry_run else ProgressBar(sample, progress)
+        return calibrate(
+            self.store,
+            settings,
+            sample,
+            seed,
+            dry_run,
+            bar,
+            lambda what, total: ProgressBar(total, progress, what),
+        )
+
+    def audit_sample(
+        self,
+        queries: int,
+        seed: int = 1,
+        depth: int = 10,
+        runs: str | Sequence[str] | None = None,
+        level: str = "chunk",
+        labeller: str | None = None,
+        replace: bool = False,
+    ) -> AuditSample:
+        """Draw `queries` queries uniformly at random from the evaluation set for a person to
+        audit (recorded; the same seed with more queries extends the sample)."""
+        from judgepool.api.trust import draw_audit
+
+        found = draw_audit(
+            self.store, queries, seed, depth, tuple(names_of(runs)), level, labeller, replace
+        )
+        return found.sample
+
+    def audit_pairs(self, level: str = "chunk", everything: bool = False) -> pl.DataFrame:
+        """What a person must label for the audit sample: qid, doc_id, query, passage,
+        human_grade (every pair of the sample with `everything`, else those left)."""
+        import polars as pl
+
+        from judgepool.api.trust import audit_listing
+
+        rows = [
+            {
+                "qid": p.qid,
+                "doc_id": p.doc_id,
+                "query": p.query,
+                "passage": p.passage,
+                "human_grade": p.human_grade,
+            }
+            for p in audit_listing(self.store, level, everything)
+        ]
+        schema = {
+            "qid": pl.String,
+            "doc_id": pl.String,
+            "query": pl.String,
+            "passage": pl.String,
+            "human_grade": pl.Int64,
+        }
+        return pl.DataFrame(rows, schema=schema, orient="row")
+
+    def audit_status(self, level: str = "chunk") -> AuditStatus:
+        """Queries fully audited and pairs labelled / left for the audit sample in use."""
+        from judgepool.api.trust import audit_status
+
+        return audit_status(self.store, level)
+
+    # -- floors -------------------------------------------------------------------------------
+
+    def set_floors(
+        self,
+        floors: dict[str, float | None] | Sequence[str],
+        level: str = "chunk",
+        *,
+        from_run: str | None = None,
+        lower: bool = False,
+        by: str | None = None,
+        note: str | None = None,
+        labeller: str | None = None,
+    ) -> list[FloorChange]:
+        """Record floors under measures' means: `{"nR@10": 0.75}`, or `["nR@10=0.75",
+        "R(rel=3)@10"]` where a measure without a value takes `from_run`'s current mean. A
+        floor only rises: lowering one raises `UsageError` (nothing written) unless `lower`."""
+        from judgepool.metrics.floors import set_floors
+
+        return set_floors(
+            self.store,
+            floors,
+            level,
+            from_run=from_run,
+            lower=lower,
+            by=by,
+            note=note,
+            labeller=labeller,
+        )
+
+    def floors(self, level: str | None = None, history: bool = False) -> pl.DataFrame:
+        """The floors in force (every setting ever made with `history`), with who and when."""
+        from judgepool.api.ci_results import floors_frame
+        from judgepool.pooling.store.floors import current_floors, floor_history
+
+        found = (floor_history if history else current_floors)(self.store, level)
+        return floors_frame(found)
+
+    def check_floors(
+        self,
+        run: str,
+        level: str = "chunk",
+        *,
+        lower_bound: bool = False,
+        labeller: str | None = None,
+        force: bool = False,
+        resamples: int = 10_000,
+        seed: int | None = None,
+    ) -> FloorCheck:
+        """`run` against every floor of `level`: its mean (or its 95% interval's lower end with
+        `lower_bound`); `.ok`, `.broken`, `.table`, `.exit_code` and `raise_for_floors()`."""
+        from judgepool.api.ci_results import FloorCheck
+        from judgepool.metrics.bootstrap import DEFAULT_SEED
+        from judgepool.metrics.floors import check_floors
+
+        return FloorCheck(
+            check_floors(
+                self.store,
+                run,
+                level,
+                lower_bound=lower_bound,
+                labeller=labeller,
+                force=force,
+                resamples=resamples,
+                seed=DEFAULT_SEED if seed is None else seed,
+            )
+        )
+
+
+def open(path: Source | None = None) -> Database:
+    """The judgepool database at `path` (default: $JUDGEPOOL_DB, else ./judgepool.duckdb).
+
+    Nothing is created until the first ingest, and nothing is kept open between calls.
+    """
+    return Database(path)
+
+
+_BATCH_LIMITS = frozenset(
+    {
+        "api_base",
+        "all_queries",
+        "max_cost",
+        "max_calls",
+        "temperature",
+        "max_tokens",
+        "template",
+        "passage_tokens",
+        "query_tokens",
+        "max_chunks",
+    }
+)

@@ -1,0 +1,161 @@
+"""Ingest human labels (qrels) in one transaction, idempotently.
+
+A human label is keyed by (qid, doc_id, level, source, labeller); the labeller defaults to the
+qrels file's name. Ingesting the same file twice changes nothing; ingesting a corrected file
+replaces exactly the labels whose grade changed (they become the latest, hence effective).
+The file is parsed and checked on a scratch connection first; the database's write lock is held
+only to merge the labels in. Grades outside 0-3 are kept as given and reported.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from judgepool.errors import UsageError
+from judgepool.pooling.io.fastscan import scan_qrels
+from judgepool.pooling.io.formats import check_readable, detect_format
+from judgepool.pooling.io.readers import LabelColumns, read_jsonl_qrels, read_trec_qrels
+from judgepool.pooling.io.sniff import wrong_kind_hints
+from judgepool.pooling.store.connection import Store, utcnow
+from judgepool.pooling.store.judgments import check_level, quote
+from judgepool.pooling.store.sql import one, registered, scratch, temp_table_from
+
+if TYPE_CHECKING:
+    import duckdb
+    import pyarrow as pa
+
+_TABLE = "_ingest_qrels"
+
+
+@dataclass(frozen=True)
+class QrelsIngested:
+    """What one `ingest qrels` did (`added` counts new and changed labels written)."""
+
+    path: str
+    labeller: str
+    level: str
+    labels: int
+    queries: int
+    added: int
+    changed: int
+    unchanged: int
+    min_grade: int = 0
+    max_grade: int = 0
+
+    @property
+    def notes(self) -> list[str]:
+        """What a user should know about the grades (those outside 0-3 are kept as given)."""
+        found = []
+        if self.max_grade > 3:
+            found.append(f"grades up to {self.max_grade} found: nDCG gains are linear in the grade")
+        if self.min_grade < 0:
+            found.append(
+                f"grades down to {self.min_grade} found: a negative grade counts as judged "
+                "and adds no gain, as in trec_eval"
+            )
+        return found
+
+
+@dataclass(frozen=True)
+class ParsedQrels:
+    """Qrels read and checked, not yet in the database."""
+
+    path: Path
+    table: pa.Table  # qid, doc_id, grade
+    labels: int
+    queries: int
+    min_grade: int
+    max_grade: int
+
+
+def _register(con: duckdb.DuckDBPyConnection, cols: LabelColumns) -> None:
+    import pyarrow as pa
+
+    table = pa.table(
+        {
+            "qid": pa.array(cols.qids, pa.string()),
+            "doc_id": pa.array(cols.doc_ids, pa.string()),
+            "grade": pa.array(cols.grades, pa.int32()),
+        }
+    )
+    temp_table_from(con, _TABLE, table)
+
+
+def parse_qrels(path: str | Path, fmt: str | None = None) -> ParsedQrels:
+    """Read and check the qrels at `path`, without touching the database."""
+    path = Path(path)
+    check_readable(path)
+    with wrong_kind_hints(path, "qrels"):
+        fmt = detect_format(path, "qrels", fmt)
+        with scratch() as con:
+            if fmt == "jsonl":
+                _register(con, read_jsonl_qrels(path))
+            elif not scan_qrels(con, path, _TABLE):
+                # The exact reader reads what the fast scan does not, or names the bad line.
+                _register(con, read_trec_qrels(path))
+            table = con.sql(f"SELECT qid, doc_id, grade FROM {_TABLE}").to_arrow_table()
+            labels, queries, low, high = one(
+                con, f"SELECT count(*), count(DISTINCT qid), min(grade), max(grade) FROM {_TABLE}"
+            )
+    return ParsedQrels(path, table, int(labels), int(queries), int(low), int(high))
+
+
+def ingest_qrels(
+    store: Store,
+    path: str | Path,
+    level: str = "chunk",
+    labeller: str | None = None,
+    fmt: str | None = None,
+    origin: str | None = None,
+) -> QrelsIngested:
+    """Store the human labels of a qrels file (TREC `qid 0 doc_id grade`, or JSONL); `origin`
+    is what the labels' provenance records as their source (default: the resolved path)."""
+    path = Path(path)
+    level = check_level(level)
+    labeller = labeller if labeller is not None else path.name
+    if not labeller.strip() or any(ch.isspace() for ch in labeller):
+        raise UsageError(
+            f"labeller name {labeller!r} is empty or has whitespace", "pass --labeller NAME"
+        )
+    same_key = (
+        f"j.qid = n.qid AND j.doc_id = n.doc_id AND j.level = {quote(level)} "
+        f"AND j.source = 'human' AND j.labeller = {quote(labeller)}"
+    )
+    parsed = parse_qrels(path, fmt)
+    with store.write(create=True) as con, registered(con, _TABLE, parsed.table):
+        changed, unchanged = one(
+            con,
+            f"""SELECT count(*) FILTER (WHERE j.grade <> n.grade),
+                       count(*) FILTER (WHERE j.grade = n.grade)
+                FROM {_TABLE} n JOIN judgments j ON {same_key}""",
+        )
+        con.execute(
+            f"""DELETE FROM judgments WHERE id IN (
+                    SELECT j.id FROM judgments j JOIN {_TABLE} n ON {same_key}
+                    WHERE j.grade <> n.grade)"""
+        )
+        con.execute(
+            f"""INSERT INTO judgments (qid, doc_id, level, grade, source, labeller, status,
+                                       provenance, created_at)
+                SELECT n.qid, n.doc_id, {quote(level)}, n.grade, 'human', {quote(labeller)}, 'ok',
+                       $provenance::JSON, $now
+                FROM {_TABLE} n
+                WHERE NOT EXISTS (SELECT 1 FROM judgments j WHERE {same_key})
+                ORDER BY n.qid, n.doc_id""",
+            {"now": utcnow(), "provenance": json.dumps({"file": origin or str(path.resolve())})},
+        )
+    return QrelsIngested(
+        path=origin or str(path),
+        labeller=labeller,
+        level=level,
+        labels=parsed.labels,
+        queries=parsed.queries,
+        added=parsed.labels - int(unchanged),
+        changed=int(changed),
+        unchanged=int(unchanged),
+        min_grade=parsed.min_grade,
+        max_grade=parsed.max_grade,
+    )

@@ -1,0 +1,250 @@
+"""The pool of chosen runs at a depth, its holes, and judged@k per run.
+
+Scope: pooling works on the **evaluation set**, the queries that have at least one effective label
+at the level (the queries trec_eval would evaluate). `all_queries=True` adds every query of the
+chosen runs, for a collection that starts with no labels at all.
+
+judged@k of a run = mean over the scope's queries of (labelled docs among the run's top min(k,
+returned)) / min(k, returned); a scope query the run does not rank counts 0. It is computed from
+integer counts as an exact fraction (`exact_judged`), the number the gate decides on. A **hole**
+is a pooled (qid, doc_id) pair with no effective label.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import TYPE_CHECKING
+
+from judgepool.errors import UsageError
+from judgepool.pooling.rankings import doc_texts_sql, rankings_sql, run_keys
+from judgepool.pooling.store.connection import Store
+from judgepool.pooling.store.judgments import check_level, labelled_pairs_sql, labelled_queries_sql
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+
+@dataclass(frozen=True)
+class RunPool:
+    """One run's share of the pool; `judged` is `float(judged_exact)`."""
+
+    run: str
+    queries: int
+    missing_queries: int
+    judged: float
+    holes: int
+    judged_exact: Fraction = Fraction(0)
+
+
+def exact_judged(counts: Iterable[tuple[int, int, int]], queries: int) -> Fraction:
+    """judged@k exactly: the mean over `queries` queries of labelled / shown.
+
+    `counts` holds (labelled, shown, number of queries with these two counts); a query that is
+    not in it (the run returned nothing for it), or has shown = 0, counts 0. The one definition
+    of the number the gate decides on (`metrics.gate`), for pools and evaluations alike.
+    """
+    if queries <= 0:
+        return Fraction(0)
+    total = sum(
+        (Fraction(int(n) * int(lab), int(shown)) for lab, shown, n in counts if shown), Fraction(0)
+    )
+    return total / queries
+
+
+@dataclass(frozen=True)
+class PoolSummary:
+    """The pool of the chosen runs at `depth`, and how much of it is labelled."""
+
+    level: str
+    depth: int
+    labeller: str | None
+    all_queries: bool
+    runs: list[RunPool]
+    scope_queries: int
+    queries_without_labels: int
+    pairs: int
+    holes: int
+    holes_without_text: int
+    holes_without_query_text: int
+
+
+@dataclass(frozen=True)
+class Hole:
+    """A pooled pair with no effective label; `runs` lists the runs that put it in their top-k."""
+
+    qid: str
+    doc_id: str
+    best_rank: int
+    runs: tuple[str, ...]
+    has_text: bool
+    has_query_text: bool
+
+
+def check_depth(depth: int) -> int:
+    """Depths are positive."""
+    if depth < 1:
+        raise UsageError(f"depth {depth} is not positive", "use e.g. --depth 10")
+    return depth
+
+
+def _pool_ctes(
+    store: Store,
+    depth: int,
+    runs: Sequence[str] | None,
+    level: str,
+    labeller: str | None,
+    all_queries: bool,
+) -> tuple[dict[str, int], str]:
+    """Check the options; return the chosen runs (name -> run_key) and the pool's CTEs
+    (`ranked`, `scope`, `candidates`, `lab`, `top`) that every pool query starts from."""
+    check_depth(depth)
+    level = check_level(level)
+    keys = run_keys(store, runs)
+    extra = "UNION SELECT DISTINCT qid FROM ranked" if all_queries else ""
+    return (
+        keys,
+        f"""
+        WITH ranked AS ({rankings_sql(level, list(keys.values()), depth)}),
+        scope AS ({labelled_queries_sql(level, labeller)} {extra}),
+        candidates AS (SELECT DISTINCT qid, doc_id FROM ranked),
+        lab AS ({labelled_pairs_sql(level, labeller, among="candidates")}),
+        top AS (SELECT r.run_key, r.qid, r.doc_id, r.rank, l.qid IS NOT NULL AS labelled
+                FROM ranked r JOIN scope s ON s.qid = r.qid
+                LEFT JOIN lab l ON l.qid = r.qid AND l.doc_id = r.doc_id)
+    """,
+    )
+
+
+def pool_summary(
+    store: Store,
+    depth: int = 10,
+    runs: Sequence[str] | None = None,
+    level: str = "chunk",
+    labeller: str | None = None,
+    all_queries: bool = False,
+) -> PoolSummary:
+    """Per run: queries, judged@depth and holes; for the pool: pairs and holes."""
+    level = check_level(level)
+    keys, ctes = _pool_ctes(store, depth, runs, level, labeller, all_queries)
+    names = {v: k for k, v in keys.items()}
+    with store.read() as con:
+        # Per run, how many scope queries show `shown` docs of which `labelled` have a label.
+        shares = con.execute(
+            ctes
+            + """
+            SELECT run_key, labelled, shown, count(*) FROM (
+                SELECT run_key, qid, count(*) FILTER (WHERE labelled) AS labelled,
+                       count(*) AS shown
+                FROM top GROUP BY run_key, qid)
+            GROUP BY ALL"""
+        ).fetchall()
+        totals = con.execute(
+            ctes
+            + f""",
+            pooled AS (SELECT qid, doc_id, bool_or(labelled) AS labelled FROM top GROUP BY ALL),
+            texts AS ({doc_texts_sql(level)})
+            SELECT (SELECT count(*) FROM scope),
+                   (SELECT count(DISTINCT qid) FROM ranked
+                    WHERE qid NOT IN (SELECT qid FROM scope)),
+                   count(*), count(*) FILTER (WHERE NOT p.labelled),
+                   count(*) FILTER (WHERE NOT p.labelled AND NOT coalesce(t.has_text, false)),
+                   count(*) FILTER (WHERE NOT p.labelled AND q.qid IS NULL)
+            FROM pooled p LEFT JOIN texts t ON t.doc_id = p.doc_id
+            LEFT JOIN queries q ON q.qid = p.qid"""
+        ).fetchone()
+    scope, unlabelled, pairs, holes, no_text, no_query = totals or (0, 0, 0, 0, 0, 0)
+    counts: dict[int, list[tuple[int, int, int]]] = {}
+    for key, labelled, shown, n in shares:
+        counts.setdefault(int(key), []).append((int(labelled), int(shown), int(n)))
+    stats = []
+    for key in keys.values():
+        mine = counts.get(key, [])
+        judged = exact_judged(mine, int(scope))
+        stats.append(
+            RunPool(
+                run=names[key],
+                queries=int(scope),
+                missing_queries=int(scope) - sum(n for _, _, n in mine),
+                judged=float(judged),
+                holes=sum((shown - labelled) * n for labelled, shown, n in mine),
+                judged_exact=judged,
+            )
+        )
+    return PoolSummary(
+        level=level,
+        depth=depth,
+        labeller=labeller,
+        all_queries=all_queries,
+        runs=stats,
+        scope_queries=int(scope),
+        queries_without_labels=int(unlabelled),
+        pairs=int(pairs),
+        holes=int(holes),
+        holes_without_text=int(no_text),
+        holes_without_query_text=int(no_query),
+    )
+
+
+def holes_table(
+    store: Store,
+    depth: int = 10,
+    runs: Sequence[str] | None = None,
+    level: str = "chunk",
+    labeller: str | None = None,
+    all_queries: bool = False,
+) -> pa.Table:
+    """The holes as an Arrow table (qid, doc_id, best_rank, runs, has_text, has_query_text),
+    ordered by qid, best rank, doc id: the columnar form, for listing many holes quickly."""
+    level = check_level(level)
+    _, ctes = _pool_ctes(store, depth, runs, level, labeller, all_queries)
+    with store.read() as con:
+        return con.sql(
+            ctes
+            + f""",
+            texts AS ({doc_texts_sql(level)}),
+            by_run AS (SELECT t.qid, t.doc_id, t.rank, n.name
+                       FROM top t JOIN runs n ON n.run_key = t.run_key WHERE NOT t.labelled)
+            SELECT h.qid, h.doc_id, h.best_rank, h.runs,
+                   coalesce(t.has_text, false) AS has_text, q.qid IS NOT NULL AS has_query_text
+            FROM (SELECT qid, doc_id, min(rank)::INTEGER AS best_rank,
+                         list(DISTINCT name ORDER BY name) AS runs
+                  FROM by_run GROUP BY qid, doc_id) h
+            LEFT JOIN texts t ON t.doc_id = h.doc_id
+            LEFT JOIN queries q ON q.qid = h.qid
+            ORDER BY h.qid, h.best_rank, h.doc_id"""
+        ).to_arrow_table()
+
+
+def list_holes(
+    store: Store,
+    depth: int = 10,
+    runs: Sequence[str] | None = None,
+    level: str = "chunk",
+    labeller: str | None = None,
+    all_queries: bool = False,
+) -> list[Hole]:
+    """The holes of the pool, ordered by qid, then best rank, then doc id."""
+    table = holes_table(store, depth, runs, level, labeller, all_queries)
+    columns = [table.column(name).to_pylist() for name in Hole.__dataclass_fields__]
+    return [
+        Hole(qid, doc_id, best_rank, tuple(names), has_text, has_query_text)
+        for qid, doc_id, best_rank, names, has_text, has_query_text in zip(*columns, strict=True)
+    ]
+
+
+def pool_queries(
+    store: Store,
+    depth: int = 10,
+    runs: Sequence[str] | None = None,
+    level: str = "chunk",
+    labeller: str | None = None,
+    all_queries: bool = False,
+) -> list[str]:
+    """The queries of the pool (in its scope and ranked by a chosen run), sorted: what a judge
+    run's canaries are drawn from (the same set before and after its holes are filled)."""
+    _, ctes = _pool_ctes(store, depth, runs, level, labeller, all_queries)
+    with store.read() as con:
+        rows = con.execute(ctes + " SELECT DISTINCT qid FROM top ORDER BY qid").fetchall()
+    return [str(r[0]) for r in rows]

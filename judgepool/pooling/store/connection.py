@@ -1,0 +1,304 @@
+"""The database file: where it is, short scoped connections to it, and its migrations.
+
+DuckDB lets one process at a time hold a database file for writing, and while it does, no other
+process can open the file at all (not even read-only). judgepool therefore never keeps the file
+open: every `Store.read()` / `Store.write()` opens it, does one short piece of work, and closes it.
+A process that finds the file locked by another one retries with jittered backoff for up to
+`JUDGEPOOL_LOCK_TIMEOUT` seconds (default 60) before raising `DatabaseBusyError`. Long jobs (the
+judge) write in small, quick transactions, so the dashboard and `eval` stay usable while they run.
+
+Inside one process, concurrent users of the same file share one DuckDB instance (DuckDB refuses
+two instances of a file with different settings in one process); the instance is closed as soon
+as its last user is done, which releases the file lock for other processes.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from judgepool.errors import DatabaseBusyError, DatabaseError, host_error
+from judgepool.pooling.store.schema import MIGRATIONS, SCHEMA_VERSION
+
+if TYPE_CHECKING:
+    import duckdb
+
+DEFAULT_DB = "judgepool.duckdb"
+ENV_DB = "JUDGEPOOL_DB"
+ENV_LOCK_TIMEOUT = "JUDGEPOOL_LOCK_TIMEOUT"
+
+
+def resolve_db_path(explicit: str | os.PathLike[str] | None = None) -> Path:
+    """The database path: the explicit one, else $JUDGEPOOL_DB, else ./judgepool.duckdb."""
+    chosen = explicit if explicit not in (None, "") else os.environ.get(ENV_DB) or DEFAULT_DB
+    return Path(chosen).expanduser()
+
+
+def utcnow() -> datetime:
+    """Timestamps are stored naive in UTC (DuckDB TIMESTAMP), taken from one place."""
+    return datetime.now(UTC).replace(tzinfo=None)
+
+
+@dataclass
+class _Shared:
+    con: duckdb.DuckDBPyConnection
+    read_only: bool
+    users: int
+
+
+_registry: dict[Path, _Shared] = {}
+_registry_cond = threading.Condition()
+
+
+def _lock_timeout() -> float:
+    raw = os.environ.get(ENV_LOCK_TIMEOUT, "60")
+    try:
+        return max(0.0, float(raw))
+    except ValueError:
+        raise DatabaseError(
+            f"{ENV_LOCK_TIMEOUT}={raw!r} is not a number of seconds",
+            f"set {ENV_LOCK_TIMEOUT} to e.g. 60, or unset it",
+        ) from None
+
+
+def _is_lock_conflict(err: Exception) -> bool:
+    text = str(err).lower()
+    return "lock" in text and ("conflicting" in text or "could not set" in text)
+
+
+def _open(path: Path, read_only: bool) -> duckdb.DuckDBPyConnection:
+    """Open the file, retrying while another process holds a conflicting lock."""
+    import duckdb
+
+    deadline = time.monotonic() + _lock_timeout()
+    delay = 0.005
+    while True:
+        try:
+            return duckdb.connect(str(path), read_only=read_only)
+        except duckdb.IOException as err:
+            if not _is_lock_conflict(err):
+                raise host_error(err) or DatabaseError(
+                    f"cannot open database {path}: {err}",
+                    "check that the file is a judgepool DuckDB database and is readable",
+                ) from err
+            if time.monotonic() >= deadline:
+                raise DatabaseBusyError(
+                    f"database {path} is held by another process: {err}",
+                    f"wait for it to finish, or raise {ENV_LOCK_TIMEOUT} (seconds)",
+                ) from err
+        time.sleep(delay * (0.5 + random.random()))
+        delay = min(delay * 2, 0.25)
+
+
+def _applied_version(con: duckdb.DuckDBPyConnection) -> int:
+    found = con.execute(
+        "SELECT count(*) FROM information_schema.tables WHERE table_name = 'schema_migrations'"
+    ).fetchone()
+    if not found or found[0] == 0:
+        return 0
+    row = con.execute("SELECT coalesce(max(version), 0) FROM schema_migrations").fetchone()
+    return int(row[0]) if row else 0
+
+
+def _table_count(con: duckdb.DuckDBPyConnection) -> int:
+    row = con.execute("SELECT count(*) FROM information_schema.tables").fetchone()
+    return int(row[0]) if row else 0
+
+
+def _check_ours(con: duckdb.DuckDBPyConnection, path: Path, create: bool) -> None:
+    """Refuse a DuckDB file that is not a judgepool database (another application's file must
+    never get our tables), and an empty one unless this write may create the schema."""
+    if _applied_version(con) > 0:
+        return
+    if _table_count(con) > 0:
+        raise DatabaseError(
+            f"{path} is a DuckDB file but not a judgepool database (it has tables of its own and "
+            "no judgepool schema); nothing was changed in it",
+            "point --db / JUDGEPOOL_DB at a judgepool database, or at a new file name",
+        )
+    if not create:
+        raise DatabaseError(
+            f"database {path} is empty: nothing has been ingested into it yet",
+            "start with `judgepool ingest queries|docs|qrels|run FILE`",
+        )
+
+
+def _migrate(con: duckdb.DuckDBPyConnection, path: Path, create: bool) -> None:
+    """Apply the migrations this database lacks, each in its own transaction; the schema itself
+    is created only when `create` (an ingest into a new or empty file)."""
+    _check_ours(con, path, create)
+    version = _applied_version(con)
+    if version > SCHEMA_VERSION:
+        raise DatabaseError(
+            f"database {path} has schema version {version}, newer than this judgepool's "
+            f"({SCHEMA_VERSION})",
+            "upgrade judgepool (pip install -U judgepool) to read it",
+        )
+    if version == 0:
+        con.execute(
+            "CREATE TABLE IF NOT EXISTS schema_migrations ("
+            "version INTEGER NOT NULL, name VARCHAR NOT NULL, applied_at TIMESTAMP NOT NULL)"
+        )
+    for migration in MIGRATIONS:
+        if migration.version <= version:
+            continue
+        con.execute("BEGIN TRANSACTION")
+        try:
+            con.execute(migration.sql)
+            con.execute(
+                "INSERT INTO schema_migrations VALUES (?, ?, ?)",
+                [migration.version, migration.name, utcnow()],
+            )
+            con.execute("COMMIT")
+        except Exception:
+            con.execute("ROLLBACK")
+            raise
+
+
+class Store:
+    """One judgepool database file; hands out short-lived connections to it.
+
+    >>> store = Store("eval.duckdb")
+    >>> with store.write(create=True) as con:  # one transaction; ingest may create the file
+    ...     con.execute("INSERT INTO queries VALUES ('q1', 'text', NULL, now())")
+    >>> with store.read() as con:       # read-only, released at the end of the block
+    ...     con.execute("SELECT count(*) FROM queries").fetchone()
+    """
+
+    def __init__(self, path: str | os.PathLike[str] | None = None) -> None:
+        self.path = resolve_db_path(path)
+        self._key = self.path.resolve()
+
+    def exists(self) -> bool:
+        """Whether the database file is there (it is created by the first write)."""
+        return self.path.exists()
+
+    def _acquire(self, read_only: bool, create: bool = False) -> duckdb.DuckDBPyConnection:
+        deadline = time.monotonic() + _lock_timeout()
+        with _registry_cond:
+            while True:
+                shared = _registry.get(self._key)
+                if shared is None:
+                    con = _open(self.path, read_only=read_only)
+                    if not read_only:
+                        try:
+                            _migrate(con, self.path, create)
+                        except Exception:
+                            con.close()
+                            raise
+                    else:
+                        try:
+                            _check_ours(con, self.path, create=False)
+                            current = _applied_version(con) == SCHEMA_VERSION
+                        except Exception:
+                            con.close()
+                            raise
+                        if not current:
+                            con.close()
+                            self._upgrade_then_reopen()
+                            continue
+                    shared = _Shared(con, read_only, 0)
+                    _registry[self._key] = shared
+                if shared.read_only and not read_only:
+                    # A writer must wait until this process's readers are done with the file.
+                    if time.monotonic() >= deadline:
+                        raise DatabaseBusyError(
+                            f"database {self.path} is still open for reading in this process",
+                            "finish reading before writing (this is a bug if you see it)",
+                        )
+                    _registry_cond.wait(timeout=0.05)
+                    continue
+                shared.users += 1
+                return shared.con.cursor()
+
+    def _upgrade_then_reopen(self) -> None:
+        con = _open(self.path, read_only=False)
+        try:
+            _migrate(con, self.path, create=False)
+        finally:
+            con.close()
+
+    def _release(self, cursor: duckdb.DuckDBPyConnection) -> None:
+        cursor.close()
+        with _registry_cond:
+            shared = _registry[self._key]
+            shared.users -= 1
+            if shared.users == 0:
+                shared.con.close()
+                del _registry[self._key]
+            _registry_cond.notify_all()
+
+    @contextmanager
+    def read(self) -> Iterator[duckdb.DuckDBPyConnection]:
+        """A read-only connection for one short piece of work."""
+        if not self.exists():
+            raise DatabaseError(
+                f"no database at {self.path}",
+                "create it with `judgepool ingest ...`, or point --db / JUDGEPOOL_DB at it",
+            )
+        cursor = self._acquire(read_only=True)
+        try:
+            yield cursor
+        finally:
+            self._release(cursor)
+
+    @contextmanager
+    def write(self, create: bool = False) -> Iterator[duckdb.DuckDBPyConnection]:
+        """A read-write connection holding one transaction: all of it commits, or none of it.
+
+        Only ingest passes `create=True`: it may make a new file (or fill an empty one) with the
+        schema. Every other writer needs a judgepool database that exists.
+        """
+        if self.path.parent and not self.path.parent.exists():
+            raise DatabaseError(
+                f"the folder of database {self.path} does not exist",
+                f"create {self.path.parent} first, or choose another --db",
+            )
+        if not create and not self.exists():
+            raise DatabaseError(
+                f"no database at {self.path}",
+                "create it with `judgepool ingest ...`, or point --db / JUDGEPOOL_DB at it",
+            )
+        cursor = self._acquire(read_only=False, create=create)
+        try:
+            cursor.execute("BEGIN TRANSACTION")
+            try:
+                yield cursor
+            except BaseException:
+                with suppress(Exception):  # the transaction may already be aborted
+                    cursor.execute("ROLLBACK")
+                raise
+            cursor.execute("COMMIT")
+        finally:
+            self._release(cursor)
+
+    def schema_version(self) -> int:
+        """The schema version recorded in the file."""
+        with self.read() as con:
+            return _applied_version(con)
+
+    def recorded_version(self) -> int:
+        """The schema version recorded in the file, read without upgrading it (0: an empty
+        file, nothing ingested yet); what `judgepool doctor` reports. A DuckDB file of another
+        application is a DatabaseError, as everywhere."""
+        if not self.exists():
+            raise DatabaseError(
+                f"no database at {self.path}",
+                "create it with `judgepool ingest ...`, or point --db / JUDGEPOOL_DB at it",
+            )
+        with _registry_cond:  # no thread of this process opens the file meanwhile
+            shared = _registry.get(self._key)
+            con = shared.con.cursor() if shared is not None else _open(self.path, True)
+            try:
+                _check_ours(con, self.path, create=True)
+                return _applied_version(con)
+            finally:
+                con.close()

@@ -1,0 +1,60 @@
+"""Small SQL helpers: single-row results without `assert` (it vanishes under python -O), and
+Arrow tables exposed to a query for the length of a block."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
+
+from judgepool.errors import DatabaseError
+
+if TYPE_CHECKING:
+    import duckdb
+    import pyarrow as pa
+
+
+def one(con: duckdb.DuckDBPyConnection, sql: str, params: Any = None) -> tuple[Any, ...]:
+    """The single row a query must return (an aggregate, a count)."""
+    row = con.execute(sql, params).fetchone() if params is not None else con.execute(sql).fetchone()
+    if row is None:
+        raise DatabaseError(f"query returned no row: {sql.strip()[:80]}")
+    return tuple(row)
+
+
+def scalar(con: duckdb.DuckDBPyConnection, sql: str, params: Any = None) -> Any:
+    """The first column of the single row a query must return."""
+    return one(con, sql, params)[0]
+
+
+@contextmanager
+def registered(con: duckdb.DuckDBPyConnection, name: str, table: pa.Table) -> Iterator[str]:
+    """Expose an Arrow table to SQL as `name` for the length of the block (then unregister)."""
+    con.register(name, table)
+    try:
+        yield name
+    finally:
+        con.unregister(name)
+
+
+def temp_table_from(con: duckdb.DuckDBPyConnection, name: str, table: pa.Table) -> None:
+    """Copy an Arrow table into temp table `name` (rolled back with the transaction)."""
+    with registered(con, f"{name}_arrow", table) as view:
+        con.execute(f"CREATE TEMP TABLE {name} AS SELECT * FROM {view}")
+
+
+@contextmanager
+def scratch() -> Iterator[duckdb.DuckDBPyConnection]:
+    """An in-memory DuckDB connection to parse and check a file on, away from the database:
+    nothing done here holds the database's lock or can abort its transaction."""
+    import duckdb
+
+    con = duckdb.connect(":memory:")
+    # Arrow tables made here are copied into the database: string views make that half as long.
+    con.execute("SET produce_arrow_string_view = true")
+    # Rows are checked by aggregates and ordered explicitly where order matters.
+    con.execute("SET preserve_insertion_order = false")
+    try:
+        yield con
+    finally:
+        con.close()

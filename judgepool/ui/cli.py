@@ -1,0 +1,150 @@
+"""The `judgepool` command: global options, error reporting, and the registry of subcommands.
+
+Errors from the libraries (`judgepool.errors.JudgepoolError`) print as `error: problem — what to do`
+and exit with the error's code; set JUDGEPOOL_DEBUG=1 to see the traceback instead. A fault of the
+machine (disk full, permission denied, read-only file system: `judgepool.errors.host_error`) is
+said as such; only what is left is reported as a bug. Heavy
+libraries are imported inside the commands that need them, so `judgepool --help` stays instant.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+
+import click
+
+from judgepool.errors import JudgepoolError, host_error
+from judgepool.pooling.store.connection import DEFAULT_DB, ENV_DB, Store
+from judgepool.ui.reporting import debug_enabled, report_error
+
+CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+
+
+@click.group(context_settings=CONTEXT_SETTINGS)
+@click.option(
+    "--db",
+    "db",
+    metavar="FILE",
+    default=None,
+    help=f"The database file [env {ENV_DB}; default ./{DEFAULT_DB}].",
+)
+@click.version_option(package_name="judgepool", prog_name="judgepool")
+@click.pass_context
+def cli(ctx: click.Context, db: str | None) -> None:
+    """judgepool: pool runs, backfill unjudged pairs with a judge, compare runs fairly.
+
+    \b
+    A typical session:
+      judgepool ingest queries topics.tsv
+      judgepool ingest docs passages.jsonl
+      judgepool ingest qrels qrels.txt
+      judgepool ingest run bm25.trec --name bm25
+      judgepool pool --depth 10
+      judgepool judge --model openai/gpt-4o-mini --depth 10
+      judgepool compare bm25 splade
+    """
+    ctx.obj = Store(db)
+
+
+def _register() -> None:
+    """Add the subcommands (one module per group of verbs; each imports only what is light)."""
+    from judgepool.ui.commands import (
+        data,
+        demo,
+        evaluate,
+        export,
+        info,
+        judges,
+        labels,
+        pool,
+        serve,
+        trust,
+    )
+    from judgepool.ui.commands import doctor as doctor_command
+    from judgepool.ui.commands import floors as floors_command
+    from judgepool.ui.commands import judge as judge_command
+    from judgepool.ui.commands import prompt as prompt_command
+    from judgepool.ui.commands import report as report_command
+
+    cli.add_command(data.ingest)
+    cli.add_command(pool.pool)
+    cli.add_command(labels.labels)
+    cli.add_command(info.runs)
+    cli.add_command(info.queries)
+    cli.add_command(info.status)
+    cli.add_command(judge_command.judge)
+    cli.add_command(judges.judges)
+    cli.add_command(evaluate.eval_command)
+    cli.add_command(evaluate.compare_command)
+    cli.add_command(report_command.report)
+    cli.add_command(floors_command.floors)
+    cli.add_command(trust.calibrate)
+    cli.add_command(trust.audit)
+    cli.add_command(export.export)
+    cli.add_command(serve.ui)
+    cli.add_command(demo.demo)
+    cli.add_command(prompt_command.prompt)
+    cli.add_command(doctor_command.doctor)
+
+
+_register()
+
+
+def report_click_error(err: click.ClickException) -> None:
+    """A bad command line (click's own checks) in our form: `error: problem — what to do`."""
+    problem = " ".join(err.format_message().split())
+    if isinstance(err, click.UsageError):
+        path = err.ctx.command_path if err.ctx is not None else "judgepool"
+        hint = f"see `{path} -h` for what it takes"
+    else:
+        hint = "check the path and the file's permissions"
+    click.echo(f"error: {problem} — {hint}", err=True)
+
+
+def _quiet_stdout() -> None:
+    """After stdout failed (a full disk behind it), point it at /dev/null so the interpreter's
+    last flush cannot print a second, raw error."""
+    try:
+        sys.stdout.flush()
+    except OSError:
+        with contextlib.suppress(OSError, ValueError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Entry point of the `judgepool` console script."""
+    try:
+        code = cli.main(args=argv, prog_name="judgepool", standalone_mode=False)
+    except JudgepoolError as err:
+        report_error(err)
+        sys.exit(err.exit_code)
+    except click.exceptions.Abort:
+        click.echo("aborted", err=True)
+        sys.exit(130)
+    except click.ClickException as err:
+        report_click_error(err)
+        sys.exit(err.exit_code)
+    except KeyboardInterrupt:
+        click.echo("interrupted", err=True)
+        sys.exit(130)
+    except Exception as err:
+        found = host_error(err)  # the environment (disk full, permission denied ...): no bug
+        if found is not None:
+            report_error(found)
+            _quiet_stdout()
+            sys.exit(found.exit_code)
+        if debug_enabled():  # a bug: say so plainly, with the way to see more
+            raise
+        click.echo(
+            f"error: unexpected {type(err).__name__}: {err} — this is a bug in judgepool; "
+            "run again with JUDGEPOOL_DEBUG=1 for the traceback and report it",
+            err=True,
+        )
+        sys.exit(1)
+    sys.exit(code if isinstance(code, int) else 0)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,154 @@
+"""What `judgepool judge` prints (the dry-run forecast, a run's summary, judged@k before and after)
+and how it exits.
+
+Exit codes (README, "Filling the holes with an LLM judge"): 0 every hole with text has a label
+now (some may have been labelled by another judge running at the same time); 1 the run stopped
+on an error that needs you (key, quota, model, a cache or database that cannot be written); 2 a
+usage error; 4 some holes ended `error` or `unparsed`; 5 nothing was labelled, every hole
+attempted failed; 6 a --max-cost / --max-calls cap stopped it first; 130 interrupted.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import click
+
+from judgepool.ui.format import echo_table, note
+
+if TYPE_CHECKING:
+    from judgepool.judge.backfill import Forecast
+    from judgepool.judge.loop_state import LoopStats
+    from judgepool.judge.session import JudgeSettings
+    from judgepool.pooling.pool import PoolSummary
+
+#: How the summary names each outcome (the database statuses, and two that are not).
+_OUTCOMES = (
+    ("ok", "ok"),
+    ("unparsed", "unparsed"),
+    ("error", "error"),
+    ("no_text", "no_text"),
+    ("by_other_judge", "by another judge"),
+    ("in_batch", "in an open batch"),
+    ("not_attempted", "not_attempted"),
+)
+
+
+def money(cost: float | None) -> str:
+    return "unknown" if cost is None else f"${cost:.4f}"
+
+
+def print_forecast(found: Forecast, max_tokens: int | None, model: str) -> None:
+    rows = [
+        ("holes", found.holes, ""),
+        ("without text", found.no_text, "labelled no_text, no call"),
+        ("already in the cache", found.cached_pairs, f"{found.cached_unique} distinct texts"),
+        ("to judge", found.requests - found.cached_pairs, f"{found.calls} calls (same text: one)"),
+        ("truncated passages", found.truncated, "cut to --passage-tokens"),
+        ("truncated queries", found.queries_truncated, "cut to --query-tokens"),
+    ]
+    echo_table(("dry run", "pairs", ""), rows, right=(1,))
+    estimate = found.estimate
+    click.echo(
+        f"estimated tokens: {estimate.tokens_in:,} in, {estimate.tokens_out:,} out "
+        f"(typical answer; at most {max_tokens or '?'} out per call)"
+    )
+    if estimate.cost is None and found.calls:
+        click.echo(
+            f"estimated cost: unknown — {model} has no price in litellm's price map "
+            "(a local server or a new model); cap it with --max-calls"
+        )
+    else:
+        worst = f", worst case {money(estimate.max_cost)}" if estimate.max_cost is not None else ""
+        click.echo(f"estimated cost: {money(estimate.cost)}{worst}")
+    if found.readiness is not None and found.calls:
+        hint = f" — {found.readiness.hint}" if found.readiness.hint else ""
+        note(f"note: a real run would stop here: {found.readiness}{hint}")
+
+
+def _cost_line(stats: LoopStats) -> str:
+    from judgepool.judge.progress import cost_text
+
+    text = cost_text(stats.cost, stats.unpriced_calls)
+    if stats.unanswered:
+        worst = f" (up to ${stats.charged:.4f})" if stats.charged else " (cost unknown)"
+        text += (
+            f" + {stats.unanswered} request{'' if stats.unanswered == 1 else 's'} that got no "
+            f"answer (timed out or cut off), charged at their worst case{worst}"
+        )
+    return text
+
+
+def print_summary(stats: LoopStats) -> None:
+    click.echo(
+        f"labelled in {stats.elapsed_s:.1f} s (after {stats.prepare_s:.1f} s loading the judge): "
+        f"{stats.calls} calls "
+        f"({stats.rate_limited} answered 429, {stats.retried} retries), "
+        f"{stats.cached} pairs from the cache, {stats.shared} sharing a text already paid for; "
+        f"cost {_cost_line(stats)}, "
+        f"tokens {stats.tokens_in:,} in / {stats.tokens_out:,} out"
+    )
+    echo_table(
+        ("status", "pairs"),
+        [(name, stats.outcomes[key]) for key, name in _OUTCOMES if stats.outcomes[key]],
+        right=(1,),
+    )
+    if stats.grades:
+        echo_table(("grade", "pairs"), sorted(stats.grades.items()), right=(0, 1))
+    if stats.outcomes["by_other_judge"] or stats.other_judges:
+        click.echo(
+            f"{stats.outcomes['by_other_judge']} pairs were left to another judge running on this "
+            f"database at the same time ({stats.other_judges} seen), which labelled them: none "
+            "was paid twice"
+        )
+    if stats.outcomes["in_batch"]:
+        click.echo(
+            f"{stats.outcomes['in_batch']} pairs are in open batches ({', '.join(stats.batches)}) "
+            "and were not sent again: collect them with judgepool judge --batch-collect"
+        )
+    if stats.taken_over:
+        click.echo(
+            f"{stats.taken_over} pairs were taken over from a judge that stopped without "
+            "finishing them (its claims had expired)"
+        )
+    for why, pairs in stats.failures.most_common():
+        click.echo(f"failed: {pairs} pairs: {stats.failure_examples.get(why, why)}")
+
+
+def print_judged(before: PoolSummary, after: PoolSummary | None) -> None:
+    """judged@depth per run (before and after), with the gate's digits: a value under the gate
+    never reads as 0.900."""
+    from judgepool.metrics.gate import fmt_judged
+
+    depth = before.depth
+    if after is None:
+        echo_table(
+            ("run", f"judged@{depth}", "holes"),
+            [(r.run, fmt_judged(r.judged_exact), r.holes) for r in before.runs],
+            right=(1, 2),
+        )
+        return
+    rows = [
+        (b.run, fmt_judged(b.judged_exact), fmt_judged(a.judged_exact), a.holes)
+        for b, a in zip(before.runs, after.runs, strict=True)
+    ]
+    echo_table(("run", f"judged@{depth} before", "after", "holes left"), rows, right=(1, 2, 3))
+
+
+def finish(stats: LoopStats, settings: JudgeSettings) -> None:
+    """Say how the run ended and exit with its code (see the module docstring)."""
+    from judgepool.judge.session import ending
+
+    left = stats.outcomes["not_attempted"]
+    if stats.stopped == "interrupted" and stats.fatal is None:
+        note(f"interrupted: {left} pairs left; run the same command again to resume")
+        raise SystemExit(130)
+    problem = ending(stats, settings)
+    if problem is None:
+        return
+    if stats.fatal is not None and left:
+        note(
+            f"{left} pairs were not labelled (the run stopped first); labels written so far "
+            "are kept"
+        )
+    raise problem

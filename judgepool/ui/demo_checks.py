@@ -1,0 +1,74 @@
+"""The demo's two checks against labels the judge never saw (data/qrels-doc.v2-only.txt).
+
+We labelled every pair of the four demo runs' document-level depth-10 pool by reading, but the
+demo ingests only the labels of the v1 runs' pool: the rest are the holes the judge fills. These
+functions compare the judge's answers with our hidden labels (agreement on the holes) and redo
+the comparison with our hidden labels in place of the judge's (what a person would conclude).
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from judgepool.pooling.io.readers import read_trec_qrels
+from judgepool.pooling.store.connection import Store
+from judgepool.pooling.store.labels_by_labeller import latest_label_rows
+
+if TYPE_CHECKING:
+    from judgepool.metrics.agreement import Agreement
+    from judgepool.metrics.compare import ComparisonFigures
+
+
+@dataclass(frozen=True)
+class HiddenAgreement:
+    """How the judge's labels of the holes compare with our hidden labels of the same pairs."""
+
+    judged: int  # judge labels written at the level
+    compared: int  # of those, pairs we had labelled (and hid)
+    agreement: Agreement
+
+
+def hidden_agreement(store: Store, hidden: Path, level: str, labeller: str) -> HiddenAgreement:
+    """Pair every ok label of `labeller` with our hidden label of the same (qid, doc)."""
+    import numpy as np
+
+    from judgepool.metrics.agreement import agreement_from
+
+    cols = read_trec_qrels(hidden)
+    truth = {(q, d): g for q, d, g in zip(cols.qids, cols.doc_ids, cols.grades, strict=True)}
+    found = latest_label_rows(store, level, "judge", labeller)
+    rows = list(zip(found["qid"], found["doc_id"], found["grade"], strict=True))
+    paired = [(truth[(q, d)], int(g)) for q, d, g in rows if (q, d) in truth]
+    human = np.array([h for h, _ in paired], dtype=np.int64)
+    judge = np.array([j for _, j in paired], dtype=np.int64)
+    return HiddenAgreement(
+        judged=len(rows),
+        compared=len(paired),
+        agreement=agreement_from(human, judge, level=level, labeller=labeller),
+    )
+
+
+def comparison_with_hidden_labels(
+    store: Store, hidden: Path, baseline: str, candidate: str, level: str
+) -> ComparisonFigures:
+    """The comparison on a copy of the database where our hidden labels are ingested too.
+
+    Human labels win over judge labels, so wherever we labelled a hole our grade is the one
+    counted; the demo database itself is left as the judge filled it.
+    """
+    from judgepool.metrics.compare import compare
+    from judgepool.pooling.ingest_labels import ingest_qrels
+
+    with tempfile.TemporaryDirectory(prefix="judgepool-demo-") as folder:
+        copy = Path(folder) / "with-hidden-labels.duckdb"
+        shutil.copyfile(store.path, copy)
+        wal = Path(f"{store.path}.wal")
+        if wal.exists():
+            shutil.copyfile(wal, Path(f"{copy}.wal"))
+        scratch = Store(copy)
+        ingest_qrels(scratch, hidden, level=level, labeller="reference-hidden")
+        return compare(scratch, baseline, [candidate], level=level)

@@ -1,0 +1,88 @@
+"""Options shared by several commands, defined once so they read the same everywhere."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import click
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _default_level(ctx: click.Context, param: click.Parameter, value: str | None) -> str:
+    """No --level given: `pooling.store.judgments.default_level` decides (the level that has
+    labels),
+    and a level other than chunk is said on stderr, once."""
+    if value is not None:
+        return value
+    from judgepool.errors import JudgepoolError
+    from judgepool.pooling.store.connection import Store
+    from judgepool.pooling.store.judgments import default_level
+
+    store = ctx.find_object(Store)
+    try:
+        level = default_level(store) if store is not None else "chunk"
+    except JudgepoolError:  # no usable database: the command itself says what is wrong
+        return "chunk"
+    if level != "chunk":
+        click.echo(
+            f"note: only {level}-level labels in this database: working at --level {level} "
+            "(give --level chunk for the chunk ids)",
+            err=True,
+        )
+    return level
+
+
+def level_option(func: F) -> F:
+    """--level chunk|doc [default: the level that has labels]."""
+    return click.option(
+        "--level",
+        type=click.Choice(["chunk", "doc"]),
+        default=None,
+        callback=_default_level,
+        help="chunk: the ids the runs rank; doc: their parent documents (best chunk per doc) "
+        "[default: chunk, or doc when only doc-level labels exist].",
+    )(func)
+
+
+def runs_option(func: F) -> F:
+    """--run NAME (repeatable)."""
+    return click.option(
+        "--run",
+        "runs",
+        multiple=True,
+        metavar="NAME",
+        help="A run to include (repeat for several) [default: every run].",
+    )(func)
+
+
+def depth_option(func: F) -> F:
+    """--depth K."""
+    return click.option(
+        "--depth",
+        type=click.IntRange(min=1),
+        default=10,
+        show_default=True,
+        help="Pool the top K of each run.",
+    )(func)
+
+
+def judge_option(func: F) -> F:
+    """--judge LABELLER: whose judge labels count when several judges labelled the same pairs."""
+    return click.option(
+        "--judge",
+        "labeller",
+        default=None,
+        metavar="LABELLER",
+        help="Count only this judge's labels (human labels always count) [default: any judge].",
+    )(func)
+
+
+def all_queries_option(func: F) -> F:
+    """--all-queries: pool queries with no label yet too."""
+    return click.option(
+        "--all-queries",
+        is_flag=True,
+        help="Also pool queries that have no label yet (default: the evaluation set only).",
+    )(func)

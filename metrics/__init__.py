@@ -1,1 +1,0 @@
-"""Measures, bootstrap intervals, paired comparisons and the judged@k gate."""

@@ -1,1 +1,0 @@
-"""The `judgepool` command line and the Streamlit dashboard: thin layers over the libraries."""
