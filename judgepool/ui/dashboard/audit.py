@@ -19,6 +19,9 @@ from typing import Any
 
 import streamlit as st
 
+from judgepool.api import browse as browse_api
+from judgepool.api.store import Store
+from judgepool.defaults import Level
 from judgepool.errors import JudgepoolError
 from judgepool.ui.dashboard import data
 from judgepool.ui.dashboard.audit_calibration import calibration_panel
@@ -44,20 +47,17 @@ def default_user() -> str:
         return "auditor"
 
 
-def _save_override(db: str, qid: str, doc_id: str, level: str) -> None:
+def _save_override(db: str, qid: str, doc_id: str, level: Level) -> None:
     """Form callback: write the override before the page redraws, so it shows at once."""
-    from judgepool.pooling.audit.overrides import override_label
-    from judgepool.pooling.store.connection import Store
-
     grade = st.session_state.get("override_grade")
     try:
-        done = override_label(
+        done = browse_api.override(
             Store(db),
             qid,
             doc_id,
             int(grade) if grade is not None else -1,
             str(st.session_state.get("override_user", "")),
-            str(st.session_state.get("override_note", "")),
+            note=str(st.session_state.get("override_note", "")),
             level=level,
             via="dashboard",
         )
@@ -88,12 +88,10 @@ def browse(view: View, version: data.Version) -> list[tuple[str, str]]:
     """Filters and the label listing; returns the listed pairs (newest label first)."""
     import pandas as pd
 
-    from judgepool.pooling.audit.browse import LabelFilter
-
     f = data.facets(view.db, version, view.level)
     runs = data.run_names(view.db, version)
     cols = [*st.columns(3), *st.columns(3)]
-    flt = LabelFilter(
+    flt = browse_api.LabelFilter(
         level=view.level,
         runs=tuple(_multiselect(cols[0], f"Run (top {view.depth})", runs, "audit_runs")),
         depth=view.depth,

@@ -12,7 +12,7 @@ from judgepool.ui.dashboard.charts import confusion_chart
 from judgepool.ui.dashboard.view import View, md
 
 if TYPE_CHECKING:
-    from judgepool.pooling.audit.calibration_pairs import CalibrationRun
+    from judgepool.api.audit_queue import CalibrationRun
     from judgepool.ui.dashboard.data import Version
 
 FIGURES = (

@@ -6,12 +6,16 @@ from typing import TYPE_CHECKING
 
 import streamlit as st
 
+from judgepool.api import browse
+from judgepool.api.store import Store
+from judgepool.defaults import Level
+from judgepool.errors import JudgepoolError
 from judgepool.ui.dashboard import data
 from judgepool.ui.dashboard.charts import confusion_chart
 from judgepool.ui.dashboard.view import View, md
 
 if TYPE_CHECKING:
-    from judgepool.pooling.audit.browse import LabelDetail
+    from judgepool.api.browse import LabelDetail
 
 SAMPLE = "audit_sample"
 
@@ -65,19 +69,15 @@ def agreement_panel(view: View, version: data.Version) -> None:
             )
 
 
-def _draw(db: str, level: str, labeller: str | None) -> None:
+def _draw(db: str, level: Level, labeller: str | None) -> None:
     """Button callback: draw the seeded, stratified sample."""
-    from judgepool.errors import JudgepoolError
-    from judgepool.pooling.audit.browse import audit_sample
-    from judgepool.pooling.store.connection import Store
-
     try:
-        drawn = audit_sample(
+        drawn = browse.judge_sample(
             Store(db),
             int(st.session_state.get("audit_per_grade", 10)),
             int(st.session_state.get("audit_seed", 1)),
-            level,
-            labeller,
+            level=level,
+            labeller=labeller,
         )
     except JudgepoolError as err:
         st.session_state["_audit_flash"] = ("error", str(err))

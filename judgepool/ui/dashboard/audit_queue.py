@@ -17,12 +17,13 @@ from typing import TYPE_CHECKING, Any
 
 import streamlit as st
 
+from judgepool.defaults import Level
 from judgepool.errors import JudgepoolError
 from judgepool.ui.dashboard import trust_data
 from judgepool.ui.dashboard.view import View, md
 
 if TYPE_CHECKING:
-    from judgepool.api.trust import ListedPair
+    from judgepool.api.audit_queue import ListedPair
     from judgepool.ui.dashboard.data import Version
 
 GRADE_NAMES = {0: "irrelevant", 1: "related", 2: "highly relevant", 3: "perfectly relevant"}
@@ -46,7 +47,7 @@ def _say(kind: str, text: str) -> None:
 
 
 def _grade(
-    db: str, level: str, sample_id: int, pair: ListedPair, grade: int, total: int, done: int
+    db: str, level: Level, sample_id: int, pair: ListedPair, grade: int, total: int, done: int
 ) -> None:
     """Button callback: save the grade, then the next pair (the page redraws after this)."""
     blind = not st.session_state.get("queue_peek", False)
@@ -90,7 +91,7 @@ def _skip(pair: ListedPair) -> None:
     _say("info", f"Skipped {pair.qid} · {pair.doc_id}: it comes back after the others.")
 
 
-def _draw(db: str, level: str, depth: int, labeller: str | None) -> None:
+def _draw(db: str, level: Level, depth: int, labeller: str | None) -> None:
     try:
         note = trust_data.draw(
             db,

@@ -20,8 +20,8 @@ from judgepool.ui.dashboard.view import View, md
 if TYPE_CHECKING:
     import pandas as pd
 
+    from judgepool.api.browse import RankedDoc
     from judgepool.metrics.compare import ComparisonFigures
-    from judgepool.pooling.audit.browse import RankedDoc
 
 HOLE = "HOLE"
 HOLE_SOURCE = "hole: no label (counts as non-relevant)"

@@ -15,7 +15,7 @@ processes on every run.
 On top of that, the dashboard reads as little and as rarely as it can:
 - `db_state` reads a small fingerprint of the database (max and count of label ids, the
   newest ingest time and row count of runs, docs and queries) and who is writing labels now
-  (live judges' claims, the newest judge label: pooling/store/activity.py) in one short read;
+  (live judges' claims, the newest judge label: judgepool/api/changes.py) in one short read;
 - every other reader is `st.cache_data`-cached with that fingerprint as an argument, so a rerun
   on an unchanged database reads nothing more, and a new label changes the key, so the figures
   are recomputed;
@@ -29,90 +29,76 @@ kept on screen from the cache; the next refresh tries again. No lock error reach
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import streamlit as st
 
-from judgepool.pooling.store.connection import Store
+import judgepool as jp
+from judgepool.api import agreement as agreements
+from judgepool.api import browse, changes, download
+from judgepool.api.store import Store
+from judgepool.defaults import Level
+from judgepool.errors import GateRefusedError
 
 if TYPE_CHECKING:
-    from judgepool.metrics.agreement import Agreement
-    from judgepool.metrics.compare import ComparisonFigures
-    from judgepool.metrics.evaluate import EvaluationFigures
-    from judgepool.pooling.audit.browse import (
+    from judgepool.api.agreement import Agreement
+    from judgepool.api.browse import (
         Facets,
         LabelFilter,
         LabelListing,
+        Pair,
         PairDetail,
+        PoolSummary,
         RankedDoc,
     )
-    from judgepool.pooling.pool import PoolSummary
-    from judgepool.pooling.store.activity import Activity
+    from judgepool.api.changes import Activity
+    from judgepool.metrics.compare import ComparisonFigures
+    from judgepool.metrics.evaluate import EvaluationFigures
 
-Version = tuple[Any, ...]
+Version = changes.Version
 
 
 def db_version(db: str) -> Version | None:
     """A fingerprint that changes whenever labels, runs, docs or queries change (None: no file)."""
-    from judgepool.pooling.store.inventory import fingerprint
-
-    store = Store(db)
-    if not store.exists():
-        return None
-    return fingerprint(store)
+    return changes.version(Store(db))
 
 
 def db_state(db: str) -> tuple[Version, Activity] | None:
     """The fingerprint and who is writing labels now, in one read (None: no file). Not cached:
     a claim can start or run out without any label changing."""
-    from judgepool.pooling.store.activity import state
-
-    store = Store(db)
-    if not store.exists():
-        return None
-    return state(store)
+    return changes.state(Store(db))
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
 def run_names(db: str, version: Version) -> list[str]:
     """Every run, by name."""
-    from judgepool.pooling.rankings import run_keys
-
-    return list(run_keys(Store(db)))
+    return [str(name) for name in jp.open(db).runs()["name"]]
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def default_level(db: str, version: Version) -> str:
-    """The level to open on: the one that has labels (pooling.store.judgments.default_level)."""
-    from judgepool.pooling.store.judgments import default_level as level
-
-    return level(Store(db))
+def default_level(db: str, version: Version) -> Level:
+    """The level to open on: the one that has labels (the rule every command follows)."""
+    return browse.default_level(Store(db))
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def judge_labellers(db: str, version: Version, level: str) -> list[str]:
+def judge_labellers(db: str, version: Version, level: Level) -> list[str]:
     """The judges (source llm) that labelled at `level`, most labels first."""
-    from judgepool.pooling.store.judgments import labellers
-
-    return [name for source, name, _ in labellers(Store(db), level) if source == "judge"]
+    return browse.judge_labellers(Store(db), level)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
 def evaluation(
-    db: str, version: Version, level: str, labeller: str | None, k: int
+    db: str, version: Version, level: Level, labeller: str | None, k: int
 ) -> EvaluationFigures:
-    """Every run's measures with intervals (metrics.evaluate)."""
-    from judgepool.metrics.evaluate import evaluate
-
-    return evaluate(Store(db), None, level=level, labeller=labeller, k=k)
+    """Every run's measures with intervals (`jp.Database.evaluate`)."""
+    return jp.open(db).evaluate(level=level, labeller=labeller, k=k).result
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def pool(db: str, version: Version, level: str, labeller: str | None, depth: int) -> PoolSummary:
-    """judged@depth and holes of every run (pooling.pool_summary)."""
-    from judgepool.pooling.pool import pool_summary
-
-    return pool_summary(Store(db), depth, None, level, labeller)
+def pool(db: str, version: Version, level: Level, labeller: str | None, depth: int) -> PoolSummary:
+    """judged@depth and holes of every run (`jp.Database.pool`)."""
+    return jp.open(db).pool(depth=depth, level=level, labeller=labeller).result
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
@@ -121,17 +107,24 @@ def comparison(
     version: Version,
     baseline: str,
     candidates: tuple[str, ...],
-    level: str,
+    level: Level,
     labeller: str | None,
     k: int,
     force: bool,
 ) -> ComparisonFigures:
-    """Paired differences of the candidates from the baseline, behind the gate."""
-    from judgepool.metrics.compare import compare
-
-    return compare(
-        Store(db), baseline, candidates, level=level, labeller=labeller, k=k, force=force
-    )
+    """Paired differences of the candidates from the baseline (`jp.Database.compare`); a
+    comparison the gate refuses is returned too (its `refused` names the runs), for the page to
+    say why."""
+    try:
+        found = jp.open(db).compare(
+            baseline, list(candidates), level=level, labeller=labeller, k=k, force=force
+        )
+    except GateRefusedError as err:
+        refused: jp.Comparison | None = err.comparison
+        if refused is None:
+            raise
+        return refused.result
+    return found.result
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
@@ -140,30 +133,24 @@ def rankings(
     version: Version,
     runs: tuple[str, ...],
     qid: str,
-    level: str,
+    level: Level,
     labeller: str | None,
     depth: int,
 ) -> dict[str, list[RankedDoc]]:
     """Each run's top `depth` for one query, with labels and their source."""
-    from judgepool.pooling.audit.browse import ranked_with_labels
-
-    return ranked_with_labels(Store(db), runs, qid, level, labeller, depth)
+    return browse.rankings(Store(db), runs, qid, level=level, labeller=labeller, depth=depth)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
 def query_texts(db: str, version: Version) -> dict[str, str]:
     """qid -> text of every query with a text."""
-    from judgepool.pooling.store.inventory import all_query_texts
-
-    return all_query_texts(Store(db))
+    return browse.query_texts(Store(db))
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def facets(db: str, version: Version, level: str) -> Facets:
+def facets(db: str, version: Version, level: Level) -> Facets:
     """The values the audit filters can take."""
-    from judgepool.pooling.audit.browse import facets as read_facets
-
-    return read_facets(Store(db), level)
+    return browse.facets(Store(db), level)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
@@ -171,54 +158,40 @@ def labels(
     db: str, version: Version, flt: LabelFilter, labeller: str | None, limit: int
 ) -> LabelListing:
     """Labels matching a filter, newest first."""
-    from judgepool.pooling.audit.browse import list_labels
-
-    return list_labels(Store(db), flt, labeller, limit)
+    return browse.labels(Store(db), flt, labeller=labeller, limit=limit)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
 def pair(
-    db: str, version: Version, qid: str, doc_id: str, level: str, labeller: str | None
+    db: str, version: Version, qid: str, doc_id: str, level: Level, labeller: str | None
 ) -> PairDetail:
     """One pair with texts, ranks and every label."""
-    from judgepool.pooling.audit.browse import pair_detail
-
-    return pair_detail(Store(db), qid, doc_id, level, labeller)
+    return browse.pair(Store(db), qid, doc_id, level=level, labeller=labeller)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def agreement(db: str, version: Version, level: str, labeller: str | None) -> Agreement:
+def agreement(db: str, version: Version, level: Level, labeller: str | None) -> Agreement:
     """Judge-vs-human agreement statistics."""
-    from judgepool.metrics.agreement import agreement as compute
-
-    return compute(Store(db), level, labeller)
+    return agreements.with_people(Store(db), level=level, labeller=labeller)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def audited(
-    db: str, version: Version, pairs: tuple[tuple[str, str], ...], level: str
-) -> set[tuple[str, str]]:
+def audited(db: str, version: Version, pairs: tuple[Pair, ...], level: Level) -> set[Pair]:
     """Which sampled pairs have a human label now."""
-    from judgepool.pooling.audit.browse import human_labelled
-
-    return human_labelled(Store(db), pairs, level)
+    return browse.human_labelled(Store(db), pairs, level=level)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
 def export(
-    db: str, version: Version, level: str, source: str, labeller: str | None, fmt: str
+    db: str, version: Version, level: Level, source: str, labeller: str | None, fmt: str
 ) -> bytes:
     """The exported labels, exactly as `judgepool export qrels` writes them."""
-    from judgepool.pooling.export import export_labels
-
-    return export_labels(Store(db), level, source, labeller, fmt)
+    return download.labels_bytes(Store(db), level=level, source=source, labeller=labeller, fmt=fmt)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
 def relabelled(
-    db: str, version: Version, runs: tuple[str, ...], level: str, k: int, since_id: int
+    db: str, version: Version, runs: tuple[str, ...], level: Level, k: int, since: Version
 ) -> dict[str, set[str]]:
-    """Per run, the queries where a label written after id `since_id` is in its top k."""
-    from judgepool.pooling.labels_in_top import relabelled_in_top
-
-    return relabelled_in_top(Store(db), runs, level, k, since_id)
+    """Per run, the queries where a label written after version `since` is in its top k."""
+    return changes.relabelled(Store(db), runs, since, level=level, k=k)

@@ -1,6 +1,6 @@
 """Export page: download qrels (effective, human only, judge only) or JSONL with full provenance.
 
-The bytes come from `pooling.export.export_labels`, the function `judgepool export qrels` calls,
+The bytes come from `judgepool.api.download`, the export `judgepool export qrels` writes,
 so a download equals the command's output byte for byte; the page shows the equivalent command
 and the file's SHA-256 so anyone can check. A Streamlit page script (run by `st.navigation`
 with `__name__ == "__main__"`).
@@ -13,8 +13,8 @@ import shlex
 
 import streamlit as st
 
+from judgepool.api.download import EXPORT_FORMATS, EXPORT_SOURCES, file_name
 from judgepool.errors import JudgepoolError
-from judgepool.pooling.export import EXPORT_FORMATS, EXPORT_SOURCES, export_file_name
 from judgepool.ui.dashboard import data
 from judgepool.ui.dashboard.page import render_page
 from judgepool.ui.dashboard.view import View, safe_version, show_error
@@ -33,7 +33,7 @@ def equivalent_command(view: View, source: str, fmt: str) -> str:
     parts += ["--level", view.level, "--format", fmt]
     if view.labeller is not None:
         parts += ["--judge", view.labeller]
-    parts += ["-o", export_file_name(view.level, source, fmt)]
+    parts += ["-o", file_name(view.level, source, fmt)]
     return shlex.join(parts)
 
 
@@ -75,7 +75,7 @@ def body(view: View) -> None:
         show_error(err)
         return
     lines = payload.count(b"\n")
-    name = export_file_name(view.level, str(source), str(fmt))
+    name = file_name(view.level, str(source), str(fmt))
     st.download_button(
         f"Download {name} ({lines} labels)",
         data=payload,

@@ -9,14 +9,15 @@ from typing import TYPE_CHECKING
 
 import streamlit as st
 
-from judgepool.pooling.store.connection import Store
-from judgepool.pooling.store.judgments import JURY_PREFIX
+from judgepool.api import agreement, browse
+from judgepool.api.store import Store
+from judgepool.defaults import Level
 from judgepool.ui.dashboard import data
 from judgepool.ui.dashboard.charts import confusion_chart
 from judgepool.ui.dashboard.view import View, md
 
 if TYPE_CHECKING:
-    from judgepool.metrics.judges import JudgesAgreement
+    from judgepool.api.agreement import JudgesAgreement
 
 PICK = "judges_pick"
 
@@ -27,12 +28,10 @@ def _num(value: float | None) -> str:
 
 @st.cache_data(show_spinner=False, max_entries=64)
 def judges_agreement(
-    db: str, version: data.Version, level: str, labellers: tuple[str, ...]
+    db: str, version: data.Version, level: Level, labellers: tuple[str, ...]
 ) -> JudgesAgreement:
     """Judge-vs-judge agreement of the chosen judges (cached per database version)."""
-    from judgepool.metrics.judges import judges_agreement as compute
-
-    return compute(Store(db), level, list(labellers))
+    return agreement.with_judges(Store(db), labellers, level=level)
 
 
 def judges_panel(view: View, version: data.Version) -> None:
@@ -50,7 +49,7 @@ def judges_panel(view: View, version: data.Version) -> None:
                 "(judgepool judge --model A --model B) to see whether they agree."
             )
             return
-        singles = [n for n in names if not n.startswith(JURY_PREFIX)]
+        singles = [n for n in names if not browse.is_jury(n)]
         default = singles if len(singles) >= 2 else names
         if PICK in st.session_state:
             st.session_state[PICK] = [n for n in st.session_state[PICK] if n in names]

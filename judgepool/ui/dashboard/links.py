@@ -15,8 +15,6 @@ from collections.abc import Mapping, Sequence
 
 import streamlit as st
 
-DEFAULT_DEPTH = 10
-DEFAULT_K = 10
 _PROBLEMS = "_link_problems"
 _TAKEN = "_link_taken"
 # Streamlit's own parameters: never ours to write or drop.

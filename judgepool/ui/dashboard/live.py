@@ -14,14 +14,14 @@ from typing import TYPE_CHECKING, Any
 
 import streamlit as st
 
+from judgepool.api import changes
 from judgepool.errors import JudgepoolError
 from judgepool.ui.dashboard import data
 from judgepool.ui.dashboard.view import View, md
 
 if TYPE_CHECKING:
+    from judgepool.api.changes import Activity, Shift
     from judgepool.metrics.evaluate import EvaluationFigures
-    from judgepool.metrics.shift import Shift
-    from judgepool.pooling.store.activity import Activity
 
 _SEEN = "_first_figures"
 SHOWN_SHIFTS = 6
@@ -115,24 +115,19 @@ def _describe(s: Shift, k: int) -> str:
 def ideal_notes(view: View, version: data.Version, ev: EvaluationFigures, scope: str) -> None:
     """Where a mean moved since the first figures of this session, by labels outside the run's
     top k, say so (metrics.shift); the first figures are kept per page, runs, level, judge, k."""
-    from judgepool.metrics.shift import outside_shifts
-    from judgepool.pooling.store.inventory import label_mark_of, same_but_labels
-
     seen: dict[Any, tuple[data.Version, EvaluationFigures]] = st.session_state.setdefault(_SEEN, {})
     key = (scope, view.db, ev.runs, view.level, view.labeller, view.k)
     first = seen.get(key)
-    if first is None or not same_but_labels(first[0], version):
+    if first is None or not changes.same_but_labels(first[0], version):
         seen[key] = (version, ev)  # the yardstick: nothing to explain yet
         return
     if first[0] == version:
         return
     try:
-        touched = data.relabelled(
-            view.db, version, ev.runs, view.level, view.k, label_mark_of(first[0])
-        )
+        touched = data.relabelled(view.db, version, ev.runs, view.level, view.k, first[0])
     except JudgepoolError:
         return
-    shifts = outside_shifts(first[1], ev, touched)
+    shifts = changes.outside_shifts(first[1], ev, touched)
     if not shifts:
         return
     shown = [_describe(s, view.k) for s in shifts[:SHOWN_SHIFTS]]

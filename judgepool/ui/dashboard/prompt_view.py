@@ -30,7 +30,7 @@ def show_prompt(view: View, qid: str, doc_id: str) -> None:
     ).strip()
     try:
         found = jp.open(view.db).render_prompt(
-            qid, doc_id, view.level, model=model or None, template=template
+            qid, doc_id, level=view.level, model=model or None, template=template
         )
     except JudgepoolError as err:
         show_error(err)

@@ -7,66 +7,61 @@ from typing import TYPE_CHECKING
 
 import streamlit as st
 
-from judgepool.pooling.store.connection import Store
+from judgepool.api import audit_queue
+from judgepool.api.store import Store
+from judgepool.defaults import Level
 
 if TYPE_CHECKING:
-    from judgepool.api.trust import AuditStatus, ListedPair
-    from judgepool.pooling.audit.calibration_pairs import CalibrationRun
-    from judgepool.pooling.audit.grades import AuditLabel
-    from judgepool.pooling.audit.samples import AuditSample
+    from judgepool.api.audit_queue import (
+        AuditLabel,
+        AuditSample,
+        AuditStatus,
+        CalibrationRun,
+        ListedPair,
+    )
     from judgepool.ui.dashboard.data import Version
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def sample(db: str, version: Version, level: str) -> AuditSample | None:
+def sample(db: str, version: Version, level: Level) -> AuditSample | None:
     """The audit sample in use at `level`."""
-    from judgepool.pooling.audit.samples import latest_sample
-
-    return latest_sample(Store(db), level)
+    return audit_queue.sample_in_use(Store(db), level)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def queue(db: str, version: Version, level: str) -> list[ListedPair]:
+def queue(db: str, version: Version, level: Level) -> list[ListedPair]:
     """Every judge-labelled pair of the sample's queries in its pool, with texts, in order."""
-    from judgepool.api.trust import audit_listing
-
-    return audit_listing(Store(db), level, everything=True)
+    return audit_queue.queue(Store(db), level)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def status(db: str, version: Version, level: str) -> AuditStatus:
+def status(db: str, version: Version, level: Level) -> AuditStatus:
     """Queries audited, pairs labelled / left."""
-    from judgepool.api.trust import audit_status
-
-    return audit_status(Store(db), level)
+    return audit_queue.status(Store(db), level)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def calibrations(db: str, version: Version, level: str) -> list[CalibrationRun]:
+def calibrations(db: str, version: Version, level: Level) -> list[CalibrationRun]:
     """The recorded calibration runs at `level`, newest first."""
-    from judgepool.pooling.audit.calibration_pairs import calibration_runs
-
-    return calibration_runs(Store(db), level)
+    return audit_queue.calibrations(Store(db), level)
 
 
 def save(
-    db: str, sample_id: int, qid: str, doc_id: str, grade: int, user: str, level: str, blind: bool
+    db: str, sample_id: int, qid: str, doc_id: str, grade: int, user: str, level: Level, blind: bool
 ) -> AuditLabel:
     """Write a person's grade (a human label, effective at once)."""
-    from judgepool.pooling.audit.grades import save_audit_label
-
-    return save_audit_label(Store(db), sample_id, qid, doc_id, grade, user, level, blind)
+    return audit_queue.save_grade(
+        Store(db), sample_id, qid, doc_id, grade, user, level=level, blind=blind
+    )
 
 
 def undo(db: str, label: AuditLabel) -> None:
     """Remove the label just saved."""
-    from judgepool.pooling.audit.grades import undo_audit_label
-
-    undo_audit_label(Store(db), label)
+    audit_queue.undo(Store(db), label)
 
 
-def draw(db: str, queries: int, seed: int, depth: int, level: str, labeller: str | None) -> str:
+def draw(db: str, queries: int, seed: int, depth: int, level: Level, labeller: str | None) -> str:
     """Draw (or resize) the audit sample; returns what happened."""
-    from judgepool.api.trust import draw_audit
-
-    return draw_audit(Store(db), queries, seed, depth, (), level, labeller).note
+    return audit_queue.draw(
+        Store(db), queries, seed=seed, depth=depth, level=level, labeller=labeller
+    )

@@ -13,8 +13,9 @@ from dataclasses import dataclass
 
 import streamlit as st
 
+from judgepool.api.store import resolve_db_path
+from judgepool.defaults import DEPTH, LEVEL, LEVELS, K, Level
 from judgepool.errors import DatabaseBusyError, JudgepoolError
-from judgepool.pooling.store.connection import resolve_db_path
 from judgepool.ui.dashboard import data, links
 
 ANY_JUDGE = "any judge"
@@ -28,7 +29,7 @@ class View:
     """What the user chose in the sidebar."""
 
     db: str
-    level: str
+    level: Level
     labeller: str | None
     depth: int
     k: int
@@ -44,12 +45,12 @@ class View:
     @property
     def link(self) -> dict[str, list[str]]:
         """The sidebar's part of the URL: the level always, the rest when not the default."""
-        params = {"level": [self.level]}
+        params: dict[str, list[str]] = {"level": [self.level]}
         if self.labeller is not None:
             params["judge"] = [self.labeller]
-        if self.depth != links.DEFAULT_DEPTH:
+        if self.depth != DEPTH:
             params["depth"] = [str(self.depth)]
-        if self.k != links.DEFAULT_K:
+        if self.k != K:
             params["k"] = [str(self.k)]
         return params
 
@@ -62,6 +63,11 @@ class View:
 def md(text: str) -> str:
     """Escape data for elements that render Markdown (titles, captions, banners)."""
     return _MD_SPECIAL.sub(r"\\\1", text)
+
+
+def as_level(value: object) -> Level:
+    """The sidebar's level choice as the closed type (its radio offers only the levels)."""
+    return "doc" if value == "doc" else "chunk"
 
 
 def database() -> str:
@@ -79,10 +85,10 @@ def sidebar() -> View:
     # Open on the level that has labels (the rule every command follows without --level): a
     # database labelled only per document (re-chunking) would show nothing at the chunk level.
     try:
-        first = data.default_level(db, version) if version is not None else "chunk"
+        first = data.default_level(db, version) if version is not None else LEVEL
     except JudgepoolError:
-        first = "chunk"
-    levels = ("chunk", "doc")
+        first = LEVEL
+    levels = LEVELS
     link = links.first_time("sidebar")
     if "level" not in st.session_state:
         st.session_state["level"] = first
@@ -92,13 +98,13 @@ def sidebar() -> View:
     judges: list[str] = []
     if version is not None:
         try:
-            judges = data.judge_labellers(db, version, str(level))
+            judges = data.judge_labellers(db, version, as_level(level))
         except JudgepoolError:
             judges = []
     if link:
         links.take_choice("judge", "judge", judges, f"judge with labels at the {level} level")
     choice = bar.selectbox("Judge labels", [ANY_JUDGE, *judges], key="judge")
-    for key, default in (("depth", links.DEFAULT_DEPTH), ("k", links.DEFAULT_K)):
+    for key, default in (("depth", DEPTH), ("k", K)):
         st.session_state.setdefault(key, default)
         if link:
             links.take_number(key, key, 1, 1000)
@@ -111,7 +117,7 @@ def sidebar() -> View:
     bar.button("Refresh now", key="refresh_now")
     return View(
         db=db,
-        level=str(level),
+        level=as_level(level),
         labeller=None if choice in (None, ANY_JUDGE) else str(choice),
         depth=int(depth),
         k=int(k),
