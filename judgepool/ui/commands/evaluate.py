@@ -1,7 +1,7 @@
 """`judgepool eval` and `judgepool compare`: the measures with intervals, and paired comparisons.
 
-The numbers come from `metrics` (which see for the definitions); this module only prints them:
-a table for people, CSV or one JSON object for programs. `compare` exits with code 3 when a
+The numbers come from the api's services (metrics/ has the definitions); this module only prints
+them: a table for people, CSV or one JSON object for programs. `compare` exits with code 3 when a
 compared run is under the judged@k gate, after printing the JSON object when asked for JSON.
 """
 
@@ -14,7 +14,19 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from judgepool.pooling.store.connection import Store
+from judgepool.api.store import Store
+from judgepool.defaults import (
+    AVERAGE,
+    AVERAGES,
+    GATE,
+    KEY_REL,
+    REL,
+    RESAMPLES,
+    SEED,
+    Average,
+    K,
+    Level,
+)
 from judgepool.ui.commands import comparing
 from judgepool.ui.commands.comparing import by_option, fail_on_option
 from judgepool.ui.commands.corrected_table import corrected_deltas, corrected_means
@@ -45,21 +57,21 @@ def _with_measure_options(func: F, formats: tuple[str, ...] | None) -> F:
                 "--k",
                 "k",
                 type=click.IntRange(min=1),
-                default=10,
+                default=K,
                 show_default=True,
                 help="Cutoff: the measures look at each run's top K.",
             ),
             click.option(
                 "--rel",
                 type=click.IntRange(min=1),
-                default=2,
+                default=REL,
                 show_default=True,
                 help="Lowest grade counted relevant by nR@K.",
             ),
             click.option(
                 "--key-rel",
                 type=click.IntRange(min=1),
-                default=3,
+                default=KEY_REL,
                 show_default=True,
                 help="Lowest grade of a key doc, for R(rel=KEY_REL)@K.",
             ),
@@ -74,15 +86,16 @@ def _with_measure_options(func: F, formats: tuple[str, ...] | None) -> F:
             click.option(
                 "--resamples",
                 type=click.IntRange(min=1),
-                default=10_000,
+                default=RESAMPLES,
                 show_default=True,
                 help="Bootstrap and permutation resamples.",
             ),
             click.option(
                 "--seed",
                 type=int,
-                default=None,
-                help="Seed of the resampling [default: a fixed seed, so runs repeat].",
+                default=SEED,
+                show_default=True,
+                help="Seed of the resampling (a fixed one, so runs repeat).",
             ),
             *(
                 [
@@ -99,8 +112,8 @@ def _with_measure_options(func: F, formats: tuple[str, ...] | None) -> F:
             ),
             click.option(
                 "--average",
-                type=click.Choice(["defined", "trec_eval"]),
-                default="defined",
+                type=click.Choice(AVERAGES),
+                default=AVERAGE,
                 show_default=True,
                 help="defined: each mean over the queries with a doc at the measure's "
                 "threshold; trec_eval: over every query, those counting 0, exactly as "
@@ -110,12 +123,6 @@ def _with_measure_options(func: F, formats: tuple[str, ...] | None) -> F:
     ):
         func = option(func)
     return func
-
-
-def _seed(seed: int | None) -> int:
-    from judgepool.metrics.bootstrap import DEFAULT_SEED
-
-    return DEFAULT_SEED if seed is None else seed
 
 
 def _csv(headers: Sequence[str], rows: Iterable[Sequence[Any]]) -> None:
@@ -183,7 +190,7 @@ def _warn(ev: EvaluationFigures) -> None:
         click.echo(f"warning: {text}", err=True)
 
 
-def _runs_table(ev: EvaluationFigures, flagged: Sequence[str] = (), gate: float = 0.9) -> None:
+def _runs_table(ev: EvaluationFigures, flagged: Sequence[str] = (), gate: float = GATE) -> None:
     from judgepool.metrics.gate import fmt_judged
 
     names = [str(m) for m in ev.measures]
@@ -258,16 +265,16 @@ def _per_query_table(ev: EvaluationFigures) -> None:
 def eval_command(
     store: Store,
     runs: tuple[str, ...],
-    level: str,
+    level: Level,
     labeller: str | None,
     k: int,
     rel: int,
     key_rel: int,
     measures: tuple[str, ...],
     resamples: int,
-    seed: int | None,
+    seed: int,
     fmt: str,
-    average: str,
+    average: Average,
     per_query: bool,
     by: str | None,
 ) -> None:
@@ -278,32 +285,30 @@ def eval_command(
     holes also show the range of each mean between "every hole is grade 0" and "every hole
     has the top grade".
     """
-    from judgepool.metrics.evaluate import evaluate
+    from judgepool.api.evaluate import EvalSpec, evaluate
     from judgepool.reports.data import (
         PER_QUERY_HEADERS,
         SUMMARY_HEADERS,
-        evaluation_json,
         per_query_rows,
         summary_rows,
     )
 
-    ev = evaluate(
-        store,
-        runs or None,
+    spec = EvalSpec(
         level=level,
         labeller=labeller,
         k=k,
         rel=rel,
         key_rel=key_rel,
-        measures=measures or None,
+        measures=measures,
         resamples=resamples,
-        seed=_seed(seed),
+        seed=seed,
         average=average,
     )
-    groups = comparing.group_means_of(store, ev, by)
+    found = evaluate(store, runs, spec, by=by)
+    ev, groups = found.result, found.by_group
     _warn(ev)
     if fmt == "json":
-        echo_json(evaluation_json(ev, comparing.groups_extra(groups)))
+        echo_json(found.to_json())
     elif fmt == "csv":
         if groups is not None:
             comparing.echo_group_means_csv(ev, groups)
@@ -369,7 +374,7 @@ def _comparison_table(cmp: ComparisonFigures) -> None:
 gate_option = click.option(
     "--gate",
     type=click.FloatRange(0.0, 1.0),
-    default=0.9,
+    default=GATE,
     show_default=True,
     help="Refuse when a compared run's judged@K is under this share.",
 )
@@ -398,16 +403,16 @@ def compare_command(
     store: Store,
     baseline: str,
     candidates: tuple[str, ...],
-    level: str,
+    level: Level,
     labeller: str | None,
     k: int,
     rel: int,
     key_rel: int,
     measures: tuple[str, ...],
     resamples: int,
-    seed: int | None,
+    seed: int,
     fmt: str,
-    average: str,
+    average: Average,
     gate: float,
     force: bool,
     fail_on: tuple[str, ...],
@@ -420,30 +425,27 @@ def compare_command(
     each such run, its judged@K and holes, and the `judgepool judge` command that fills them.
     With --fail-on, exit code 4 when a rule breaks (a CI gate: see README, In CI).
     """
-    from judgepool.metrics.verdicts import run_compare
+    from judgepool.api.compare import CompareSpec, compare
 
-    report = run_compare(
-        store,
-        baseline,
-        candidates,
-        fail_on=fail_on,
-        by=by,
+    spec = CompareSpec(
         level=level,
         labeller=labeller,
         k=k,
         rel=rel,
         key_rel=key_rel,
-        measures=measures or None,
+        measures=measures,
         resamples=resamples,
-        seed=_seed(seed),
+        seed=seed,
+        average=average,
         gate=gate,
         force=force,
-        average=average,
     )
+    found = compare(store, baseline, candidates, spec, fail_on=fail_on, by=by, refuse=False)
+    report = found.report
     _warn(report.comparison.evaluation)
     ranked = None
     if by_judge and report.comparison.error() is None:
-        from judgepool.metrics.by_judge import rank_by_judge
+        from judgepool.api.judges import rank_by_judge
 
         ranked = rank_by_judge(
             store,
@@ -453,7 +455,7 @@ def compare_command(
             measure=(measures or [None])[0],
             baseline=baseline,
             resamples=resamples,
-            seed=_seed(seed),
+            seed=seed,
             gate=gate,
         )
     if fmt == "table" and report.comparison.error() is None:

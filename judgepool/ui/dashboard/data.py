@@ -103,16 +103,21 @@ def evaluation(
 ) -> EvaluationFigures:
     """Every run's measures with intervals (metrics.evaluate)."""
     from judgepool.metrics.evaluate import evaluate
+    from judgepool.metrics.spec import EvalSpec
+    from judgepool.pooling.store.judgments import check_level
 
-    return evaluate(Store(db), None, level=level, labeller=labeller, k=k)
+    return evaluate(Store(db), None, EvalSpec(level=check_level(level), labeller=labeller, k=k))
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
 def pool(db: str, version: Version, level: str, labeller: str | None, depth: int) -> PoolSummary:
     """judged@depth and holes of every run (pooling.pool_summary)."""
-    from judgepool.pooling.pool import pool_summary
+    from judgepool.pooling.pool import PoolSpec, pool_summary
+    from judgepool.pooling.store.judgments import check_level
 
-    return pool_summary(Store(db), depth, None, level, labeller)
+    return pool_summary(
+        Store(db), PoolSpec(depth=depth, level=check_level(level), labeller=labeller)
+    )
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
@@ -128,10 +133,11 @@ def comparison(
 ) -> ComparisonFigures:
     """Paired differences of the candidates from the baseline, behind the gate."""
     from judgepool.metrics.compare import compare
+    from judgepool.metrics.spec import CompareSpec
+    from judgepool.pooling.store.judgments import check_level
 
-    return compare(
-        Store(db), baseline, candidates, level=level, labeller=labeller, k=k, force=force
-    )
+    spec = CompareSpec(level=check_level(level), labeller=labeller, k=k, force=force)
+    return compare(Store(db), baseline, candidates, spec)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)

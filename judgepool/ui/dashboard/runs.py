@@ -10,8 +10,9 @@ from typing import TYPE_CHECKING, Any
 
 import streamlit as st
 
+from judgepool.defaults import GATE
 from judgepool.errors import JudgepoolError
-from judgepool.metrics.gate import DEFAULT_GATE, fmt_judged, passes
+from judgepool.metrics.gate import fmt_judged, passes
 from judgepool.ui.dashboard import data, live
 from judgepool.ui.dashboard.charts import means_chart
 from judgepool.ui.dashboard.page import render_page
@@ -23,7 +24,6 @@ if TYPE_CHECKING:
     from judgepool.metrics.evaluate import EvaluationFigures
     from judgepool.pooling.pool import PoolSummary
 
-GATE = DEFAULT_GATE
 OK_COLOUR, UNDER_COLOUR = "#c8e6c9", "#ffcdd2"
 
 
