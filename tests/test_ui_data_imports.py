@@ -26,6 +26,7 @@ CONVERTED = [
             "data",
             "pool",
             "evaluate",
+            "eval_tables",
             "comparing",
             "corrected_table",
             "report",
