@@ -19,12 +19,12 @@ from a shell.
 from __future__ import annotations
 
 import asyncio
-import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from judgepool.api.batch_results import BatchCollection, BatchSubmission, batch_frame
+from judgepool.api.frames import Source
 from judgepool.api.names import names_of
 from judgepool.api.results import Comparison, Evaluation, JudgeReport, Pool
 from judgepool.api.store import Store
@@ -52,6 +52,7 @@ if TYPE_CHECKING:
 
     from judgepool.api.ci_results import FloorCheck
     from judgepool.api.export import ExportFormat, ExportSource
+    from judgepool.api.floors import FloorChange
     from judgepool.api.ingest import QrelsIngested, RunIngested, TextsIngested
     from judgepool.api.inventory import Activity
     from judgepool.api.judges import JudgesAgreement, RankingsByJudge
@@ -63,9 +64,6 @@ if TYPE_CHECKING:
     from judgepool.metrics.measures import Measure
     from judgepool.metrics.regression import Rule
     from judgepool.pooling.audit.samples import AuditSample
-    from judgepool.pooling.store.floors import FloorChange
-
-Source = str | os.PathLike[str]
 
 
 class Database:

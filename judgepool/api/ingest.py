@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeGuard
 
-from judgepool.api.frames import ORIGIN, frame_of, from_frame, needs
+from judgepool.api.frames import ORIGIN, Source, frame_of, from_frame, needs
 from judgepool.api.store import Store
 from judgepool.defaults import LEVEL, Level
 from judgepool.pooling import ingest_labels as labels_in
@@ -36,9 +36,6 @@ __all__ = [
     "ingest_run",
     "ingest_runs",
 ]
-
-#: A file, as a path or a string.
-Source = str | os.PathLike[str]
 
 
 def _is_file(src: object) -> TypeGuard[Source]:
