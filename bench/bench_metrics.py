@@ -162,7 +162,7 @@ def main() -> None:
     ensure_db(runs, fresh="--fresh" in sys.argv)
     from judgepool.metrics.compare import paired_deltas
     from judgepool.metrics.evaluate import bootstrap_all, evaluate_data
-    from judgepool.metrics.measures import default_measures
+    from judgepool.metrics.spec import EvalSpec
     from judgepool.pooling.store.connection import Store
 
     store = Store(DB)
@@ -170,7 +170,7 @@ def main() -> None:
     ours_evaluation(store)  # warm the file cache
     ours_s, (data, values, averaged, _) = best_time(lambda: ours_evaluation(store))
     qids = data.qids
-    ev = evaluate_data(data, default_measures(), resamples=10_000)
+    ev = evaluate_data(data, EvalSpec(resamples=10_000))
     boot_s, _ = best_time(lambda: bootstrap_all(values, averaged, 10_000, ev.seed))
     cmp_s, deltas = best_time(lambda: paired_deltas(ev, ev.runs[0], ev.runs[1:]))
 

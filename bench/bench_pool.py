@@ -70,17 +70,17 @@ def main() -> None:
     ref_s, ref_mib = timed_child([sys.executable, "-c", reference, *map(str, runs)], env)
 
     os.environ["JUDGEPOOL_DB"] = str(db)
-    from judgepool.pooling.pool import holes_table, list_holes
+    from judgepool.pooling.pool import PoolSpec, holes_table, list_holes
     from judgepool.pooling.store.connection import Store
 
     store = Store(db)
 
     def best_of_5(listing: Callable[..., Sized]) -> tuple[float, int]:
-        listing(store, depth=10)  # warm the file cache
+        listing(store, PoolSpec(depth=10))  # warm the file cache
         timings, found = [], 0
         for _ in range(5):
             started = time.perf_counter()
-            found = len(listing(store, depth=10))
+            found = len(listing(store, PoolSpec(depth=10)))
             timings.append(time.perf_counter() - started)
         return min(timings), found
 

@@ -59,6 +59,7 @@ from ppi_dl19 import (  # noqa: E402
     values,
 )
 
+from judgepool import defaults  # noqa: E402
 from judgepool.metrics import bootstrap  # noqa: E402
 from judgepool.metrics.ppi import PPI_PY, PRODUCT, ppi_mean  # noqa: E402
 
@@ -110,7 +111,7 @@ def bootstrap_intervals(
     for start in range(0, flat.shape[1], 600):  # bound memory: resamples x 600 means
         cols = slice(start, start + 600)
         means = bootstrap.bootstrap_means(
-            np.ascontiguousarray(flat[:, cols]), resamples, bootstrap.DEFAULT_SEED
+            np.ascontiguousarray(flat[:, cols]), resamples, defaults.SEED
         )
         low[cols], high[cols] = bootstrap.percentile_interval(means)
     return low.reshape(diffs.shape[:-1]), high.reshape(diffs.shape[:-1])
@@ -152,7 +153,7 @@ def simulate(
     root: Path,
     reps: int = 2000,
     seed: int = 13,
-    resamples: int = bootstrap.DEFAULT_RESAMPLES,
+    resamples: int = defaults.RESAMPLES,
     alpha: float = 0.05,
 ) -> dict[str, Any]:
     """Every world x judge x comparison x audit size x estimator: coverage and mean width."""
@@ -230,7 +231,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--reps", type=int, default=2000)
     parser.add_argument("--seed", type=int, default=13)
-    parser.add_argument("--resamples", type=int, default=bootstrap.DEFAULT_RESAMPLES)
+    parser.add_argument("--resamples", type=int, default=defaults.RESAMPLES)
     parser.add_argument("--data", type=Path, default=HERE.parent.parent / "shared" / "data")
     args = parser.parse_args()
     root = args.data / "trec-dl"

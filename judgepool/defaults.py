@@ -18,6 +18,17 @@ GATE = 0.9
 #: The pool's depth (top-k of each run) and the measures' cut-off.
 DEPTH = 10
 K = 10
+#: The lowest grade counted relevant by nR@k, and the lowest grade of a key doc for R(rel=3)@k.
+REL = 2
+KEY_REL = 3
+#: Which queries a mean is over: those with a doc at the measure's threshold (`defined`), or
+#: every evaluation-set query, those counting 0 (`trec_eval`, as `trec_eval -c`).
+Average = Literal["defined", "trec_eval"]
+AVERAGES: tuple[str, ...] = get_args(Average)
+AVERAGE: Average = "defined"
+#: What figures can be broken down by: the query groups.
+By = Literal["group"]
+BY: tuple[str, ...] = get_args(By)
 #: Bootstrap resamples and randomisation-test flips over queries, and their seed.
 RESAMPLES = 10_000
 SEED = 20_240_611

@@ -33,7 +33,7 @@ from judgepool.pooling.export import export_labels
 from judgepool.pooling.ingest_labels import ingest_qrels
 from judgepool.pooling.ingest_runs import ingest_run
 from judgepool.pooling.ingest_texts import ingest_docs, ingest_queries
-from judgepool.pooling.pool import pool_summary
+from judgepool.pooling.pool import PoolSpec, pool_summary
 from judgepool.pooling.store.connection import Store
 from judgepool.stats.agreement import alpha_of_units, coincidences, confusion, krippendorff_alpha
 from tests.conftest import CliResult
@@ -181,7 +181,7 @@ def test_calibrate_through_the_fake_server_exact_calls(
     store: Store, fake: FakeOpenAI, cli: Cli
 ) -> None:
     before = export_labels(store)
-    holes_before = pool_summary(store, 100).holes
+    holes_before = pool_summary(store, PoolSpec(depth=100)).holes
     dry = cli(*args(fake, "--sample", "16", "--depth", "100", "--dry-run"))
     assert dry.code == 0, dry.err
     assert "16 pairs to re-judge, 0 already in the cache, 16 calls" in dry.out
@@ -204,7 +204,10 @@ def test_calibrate_through_the_fake_server_exact_calls(
     assert "0 calls, 16 pairs from the cache" in again.out
     assert "8 planted pairs of true grade 0 on 4 queries (seed 20240611); 0 calls" in again.out
     # Calibration labels never count: the effective labels and the holes are unchanged.
-    assert export_labels(store) == before and pool_summary(store, 100).holes == holes_before
+    assert (
+        export_labels(store) == before
+        and pool_summary(store, PoolSpec(depth=100)).holes == holes_before
+    )
     with store.read() as con:
         purposes = con.execute(
             "SELECT purpose, count(*) FROM judgments WHERE source = 'judge' GROUP BY 1"

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from judgepool.metrics.spec import EvalSpec
 from judgepool.pooling.store.connection import Store
 from tests.conftest import CliResult
 
@@ -134,7 +135,7 @@ def _pytrec_ndcg(
 def _our_ndcg(run: str, k: int) -> dict[str, float]:
     from judgepool.metrics.evaluate import evaluate
 
-    values = evaluate(Store(), k=k, resamples=10).per_query(run)
+    values = evaluate(Store(), spec=EvalSpec(k=k, resamples=10)).per_query(run)
     return {qid: float(v[f"nDCG@{k}"] or 0.0) for qid, v in values.items()}
 
 

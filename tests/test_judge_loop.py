@@ -19,7 +19,7 @@ from judgepool.judge.backfill import Plan, backfill, plan_holes
 from judgepool.judge.cache import JudgeCache
 from judgepool.judge.llm import LLMJudge, LLMSettings
 from judgepool.judge.loop import LoopOptions, LoopStats
-from judgepool.pooling.pool import list_holes
+from judgepool.pooling.pool import PoolSpec, list_holes
 from judgepool.pooling.store.connection import Store
 from tests.fake_openai import FakeOpenAI, FakeRequest, Reply, default_reply
 from tests.judge_fixtures import CHUNKS, EXPECTED, collection_copy
@@ -77,7 +77,7 @@ def test_every_hole_is_labelled_once_and_one_text_costs_one_call(
         ("c9", "no_text", "no passage text")
     ]
     assert stats.labels_written == len(rows) == 8
-    assert [(h.qid, h.doc_id) for h in list_holes(store, depth=10)] == [("q2", "c9")]
+    assert [(h.qid, h.doc_id) for h in list_holes(store, PoolSpec(depth=10))] == [("q2", "c9")]
     shared = [json.loads(r["provenance"]) for r in rows if r["doc_id"] in ("c5", "c6")]
     assert sorted(bool(p.get("cache", {}).get("hit")) for p in shared) == [False, True]
     again = run(store, fake)  # nothing left but the hole without text: no call, no new label
@@ -143,7 +143,7 @@ def test_an_unparsed_answer_is_stored_asked_once_more_and_stays_a_hole(
     assert [r["status"] for r in kettle] == ["unparsed", "unparsed"]
     assert all(r["grade"] is None and "kitchen" in r["raw_output"] for r in kettle)
     assert fake.calls == 7 and stats.outcomes["unparsed"] == 1
-    assert ("q1", "c3") in [(h.qid, h.doc_id) for h in list_holes(store, depth=10)]
+    assert ("q1", "c3") in [(h.qid, h.doc_id) for h in list_holes(store, PoolSpec(depth=10))]
 
 
 def test_a_second_answer_can_fill_the_hole(store: Store, fake: FakeOpenAI) -> None:
@@ -153,7 +153,7 @@ def test_a_second_answer_can_fill_the_hole(store: Store, fake: FakeOpenAI) -> No
     assert Counter(r["status"] for r in labels(store)) == Counter(
         {"unparsed": 7, "ok": 7, "no_text": 1}
     )
-    assert [(h.qid, h.doc_id) for h in list_holes(store, depth=10)] == [("q2", "c9")]
+    assert [(h.qid, h.doc_id) for h in list_holes(store, PoolSpec(depth=10))] == [("q2", "c9")]
 
 
 def test_429_retry_after_is_honoured_and_counted(store: Store, fake: FakeOpenAI) -> None:

@@ -13,7 +13,7 @@ from judgepool.judge.requests import CHUNK_GAP, build_requests
 from judgepool.judge.tokens import count_tokens, cut_to_tokens
 from judgepool.pooling.ingest_runs import ingest_run
 from judgepool.pooling.ingest_texts import ingest_docs
-from judgepool.pooling.pool import list_holes
+from judgepool.pooling.pool import PoolSpec, list_holes
 from judgepool.pooling.rankings import run_keys
 from judgepool.pooling.store.connection import Store
 from judgepool.pooling.store.texts import retrieved_chunks
@@ -29,7 +29,7 @@ def store(tmp_path_factory: pytest.TempPathFactory, tmp_path: Path) -> Store:
 
 
 def test_chunk_requests_carry_the_texts_and_skip_holes_without_text(store: Store) -> None:
-    holes = list_holes(store, depth=10)
+    holes = list_holes(store, PoolSpec(depth=10))
     built = build_requests(store, holes)
     assert [(r.qid, r.doc_id) for r in built.requests] == [
         ("q1", "c1"),
@@ -54,7 +54,7 @@ def test_chunk_requests_carry_the_texts_and_skip_holes_without_text(store: Store
 def test_long_passages_are_cut_to_the_budget_and_flagged(store: Store, write: Writer) -> None:
     long_text = "Water boils at one hundred degrees. " * 200 + "é" * 50
     ingest_docs(store, write("long.jsonl", json.dumps({"doc_id": "c1", "text": long_text}) + "\n"))
-    built = build_requests(store, list_holes(store, depth=10), passage_tokens=40)
+    built = build_requests(store, list_holes(store, PoolSpec(depth=10)), passage_tokens=40)
     first = built.requests[0]
     assert first.doc_id == "c1" and first.truncated
     assert long_text.startswith(first.passage)
@@ -74,7 +74,7 @@ def test_cut_to_tokens_on_multibyte_text() -> None:
 
 def test_queries_without_text_are_skipped(store: Store, write: Writer) -> None:
     ingest_run(store, write("C.trec", "q4 Q0 c1 1 1 C\n"))  # q4 has no topic text
-    built = build_requests(store, list_holes(store, depth=10, all_queries=True))
+    built = build_requests(store, list_holes(store, PoolSpec(depth=10, all_queries=True)))
     assert ("q4", "c1", "no query text") in [(s.qid, s.doc_id, s.reason) for s in built.skipped]
 
 
@@ -90,7 +90,7 @@ def test_retrieved_chunks_of_a_document_in_rank_order(store: Store) -> None:
 
 
 def test_doc_requests_show_the_best_chunks_within_the_budget(store: Store) -> None:
-    holes = list_holes(store, depth=10, level="doc")
+    holes = list_holes(store, PoolSpec(depth=10, level="doc"))
     assert {(h.qid, h.doc_id) for h in holes} == {
         ("q1", "P1"),
         ("q1", "P2"),
@@ -116,7 +116,7 @@ def test_doc_requests_show_the_best_chunks_within_the_budget(store: Store) -> No
 
 
 def test_doc_requests_only_show_chunks_the_chosen_runs_retrieved(store: Store) -> None:
-    holes = list_holes(store, depth=10, level="doc", runs=["A"])
+    holes = list_holes(store, PoolSpec(depth=10, level="doc", runs=["A"]))
     built = build_requests(store, holes, level="doc", runs=["A"])
     p1 = next(r for r in built.requests if r.doc_id == "P1")
     assert [s.doc_id for s in p1.shown] == ["c1"]  # c2 is retrieved by run B only

@@ -18,6 +18,7 @@ import pytest
 from judgepool.errors import UsageError
 from judgepool.metrics.compare import compare
 from judgepool.metrics.evaluate import evaluate
+from judgepool.metrics.spec import CompareSpec, EvalSpec
 from judgepool.pooling.ingest_labels import ingest_qrels
 from judgepool.pooling.ingest_runs import ingest_run
 from judgepool.pooling.store.connection import Store
@@ -87,7 +88,7 @@ def test_ir_measures_measures_equal_pytrec_eval(tmp_path: Path, seed: int) -> No
     ingest_qrels(store, qrels)
     for name, path in runs.items():
         ingest_run(store, path, name=name)
-    ev = evaluate(store, measures=list(PYTREC), resamples=200)
+    ev = evaluate(store, spec=EvalSpec(measures=list(PYTREC), resamples=200))
     native = {"nDCG@20", "R@100"}  # judgepool's own path, at a deeper cutoff than k
     assert {m for m in PYTREC if ev.engines[m] == "judgepool"} == native
     assert all(ev.engines[m].startswith("ir-measures (") for m in set(PYTREC) - native)
@@ -120,7 +121,9 @@ def test_ir_measures_measures_get_intervals_paired_tests_and_the_gate(tmp_path: 
     ingest_qrels(store, qrels)
     for name, path in runs.items():
         ingest_run(store, path, name=name)
-    result = compare(store, "a", ["b"], measures=["RR@10", "P@5"], force=True, resamples=500)
+    result = compare(
+        store, "a", ["b"], CompareSpec(measures=["RR@10", "P@5"], force=True, resamples=500)
+    )
     assert [d.measure for d in result.deltas] == ["RR@10", "P@5"]
     for delta in result.deltas:
         assert delta.ci95 is not None and delta.p is not None and delta.p_holm is not None
@@ -154,4 +157,4 @@ def test_measure_option_on_the_cli(cli: Cli, write: Callable[[str, str], Path]) 
 def test_an_unknown_measure_is_a_usage_error_with_the_list(tmp_path: Path) -> None:
     store = Store(tmp_path / "eval.duckdb")
     with pytest.raises(UsageError, match="measure not found: Bogus"):
-        evaluate(store, measures=["Bogus@10"])
+        evaluate(store, spec=EvalSpec(measures=["Bogus@10"]))

@@ -20,9 +20,10 @@ import numpy as np
 import pytest
 
 from judgepool.metrics.evaluate import evaluate
+from judgepool.metrics.spec import EvalSpec
 from judgepool.pooling.ingest_labels import ingest_qrels
 from judgepool.pooling.ingest_runs import ingest_run
-from judgepool.pooling.pool import list_holes
+from judgepool.pooling.pool import PoolSpec, list_holes
 from judgepool.pooling.store.connection import Store
 from judgepool.pooling.store.judgments import Judgment, write_judgments
 from tests.conftest import CliResult
@@ -74,7 +75,7 @@ def store(write: Writer) -> Store:
 
 
 def test_values_by_hand(store: Store) -> None:
-    ev = evaluate(store, resamples=100)
+    ev = evaluate(store, spec=EvalSpec(resamples=100))
     assert ev.qids == ("q1", "q2", "q3", "q4")
     idcg1 = 3 + 2 / LOG3 + 1 / 2
     base, cand = ev.per_query("base"), ev.per_query("cand")
@@ -143,13 +144,17 @@ def test_eval_csv_summary_and_per_query(store: Store, cli: Cli) -> None:
 
 
 def test_results_repeat_with_the_seed(store: Store) -> None:
-    first = evaluate(store, resamples=500, seed=5).boot["nDCG@10"]
-    assert np.array_equal(evaluate(store, resamples=500, seed=5).boot["nDCG@10"], first)
-    assert not np.array_equal(evaluate(store, resamples=500, seed=6).boot["nDCG@10"], first)
+    first = evaluate(store, spec=EvalSpec(resamples=500, seed=5)).boot["nDCG@10"]
+    assert np.array_equal(
+        evaluate(store, spec=EvalSpec(resamples=500, seed=5)).boot["nDCG@10"], first
+    )
+    assert not np.array_equal(
+        evaluate(store, spec=EvalSpec(resamples=500, seed=6)).boot["nDCG@10"], first
+    )
 
 
 def _label_holes(store: Store, run: str, grade: int, labeller: str) -> list[tuple[str, str]]:
-    pairs = [(h.qid, h.doc_id) for h in list_holes(store, depth=10, runs=[run])]
+    pairs = [(h.qid, h.doc_id) for h in list_holes(store, PoolSpec(depth=10, runs=[run]))]
     write_judgments(store, [Judgment(q, d, grade, "judge", labeller) for q, d in pairs])
     return pairs
 
@@ -157,21 +162,21 @@ def _label_holes(store: Store, run: str, grade: int, labeller: str) -> list[tupl
 @pytest.mark.parametrize("grade", [0, 3])
 def test_bounds_are_the_means_once_the_holes_are_labelled(store: Store, grade: int) -> None:
     """Label every hole of cand 0 (the low bound) or 3 (the high bound), then evaluate again."""
-    before = evaluate(store, ["cand"], resamples=50).summaries["cand"].bounds or {}
+    before = evaluate(store, ["cand"], EvalSpec(resamples=50)).summaries["cand"].bounds or {}
     _label_holes(store, "cand", grade, "bound-test")
-    after = evaluate(store, ["cand"], resamples=50).summaries["cand"]
+    after = evaluate(store, ["cand"], EvalSpec(resamples=50)).summaries["cand"]
     assert after.holes == 0 and after.bounds is None
     for name, (low, high) in before.items():
         assert after.mean[name] == pytest.approx(low if grade == 0 else high, abs=1e-12), name
 
 
 def test_judge_option_counts_only_that_judges_labels(store: Store, cli: Cli) -> None:
-    before = evaluate(store, ["cand"], resamples=50).per_query("cand")["q1"]["nDCG@10"]
+    before = evaluate(store, ["cand"], EvalSpec(resamples=50)).per_query("cand")["q1"]["nDCG@10"]
     pairs = _label_holes(store, "cand", 2, "judge-a")
     # The same pairs graded 0 by judge-b, written later: they win when any judge counts.
     write_judgments(store, [Judgment(q, d, 0, "judge", "judge-b") for q, d in pairs])
-    as_a = evaluate(store, ["cand"], labeller="judge-a", resamples=50)
-    as_any = evaluate(store, ["cand"], resamples=50)
+    as_a = evaluate(store, ["cand"], EvalSpec(labeller="judge-a", resamples=50))
+    as_any = evaluate(store, ["cand"], EvalSpec(resamples=50))
     assert as_a.summaries["cand"].holes == as_any.summaries["cand"].holes == 0
     # judge-a: x = y = 2 in cand's q1 (c a x y); any judge: judge-b's later 0s, as if unlabelled.
     ideal = 3 + 2 / LOG3 + 2 / 2 + 2 / math.log2(5) + 1 / math.log2(6)
@@ -180,7 +185,7 @@ def test_judge_option_counts_only_that_judges_labels(store: Store, cli: Cli) -> 
     assert as_any.per_query("cand")["q1"]["nDCG@10"] == pytest.approx(before)
     doc = json.loads(cli("eval", "--judge", "judge-a", "--format", "json").out)
     assert doc["judge"] == "judge-a"
-    unknown = evaluate(store, ["cand"], labeller="nobody", resamples=50)
+    unknown = evaluate(store, ["cand"], EvalSpec(labeller="nobody", resamples=50))
     assert unknown.summaries["cand"].holes == 2
 
 
@@ -196,7 +201,7 @@ def test_doc_level_collapses_chunks_to_documents(write: Writer, cli: Cli) -> Non
         store, write("r.trec", "q Q0 c1 1 4 r\nq Q0 c3 2 3 r\nq Q0 c2 3 2 r\nq Q0 c4 4 1 r\n")
     )
     ingest_qrels(store, write("doc-qrels.txt", "q 0 D1 0\nq 0 D2 0\nq 0 D3 3\n"), level="doc")
-    ev = evaluate(store, level="doc", k=3, resamples=50)
+    ev = evaluate(store, spec=EvalSpec(level="doc", k=3, resamples=50))
     # Documents ranked D1 (c1), D2 (c3), D3 (c4): D3 at rank 3 is the only relevant one.
     assert ev.per_query("r")["q"]["nDCG@3"] == pytest.approx((3 / 2) / 3)
     assert ev.per_query("r")["q"]["Judged@3"] == 1.0

@@ -23,9 +23,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from judgepool.metrics.evaluate import evaluate
+from judgepool.metrics.spec import EvalSpec
 from judgepool.pooling.ingest_labels import ingest_qrels
 from judgepool.pooling.ingest_runs import ingest_run
-from judgepool.pooling.pool import pool_summary
+from judgepool.pooling.pool import PoolSpec, pool_summary
 from judgepool.pooling.store.connection import Store
 
 QIDS = ("q1", "q2", "q3", "q4", "q5")
@@ -115,10 +116,10 @@ def test_per_query_values_equal_trec_eval(
     tmp_path: Path, qrels: Qrels, runs: list[Ranking], k: int, rel: int, key_rel: int
 ) -> None:
     store, names = _build(tmp_path, qrels, runs)
-    ev = evaluate(store, k=k, rel=rel, key_rel=key_rel, resamples=5)
+    ev = evaluate(store, spec=EvalSpec(k=k, rel=rel, key_rel=key_rel, resamples=5))
     assert ev.qids == tuple(sorted(qrels))  # every query with a label, and only those
     ndcg, key, nr, judged = (str(m) for m in ev.measures)
-    pooled = {r.run: r for r in pool_summary(store, depth=k).runs}
+    pooled = {r.run: r for r in pool_summary(store, PoolSpec(depth=k)).runs}
     for name, ranking in zip(names, runs, strict=True):
         at_rel, at_key = pytrec(qrels, ranking, k, rel), pytrec(qrels, ranking, k, key_rel)
         ours = ev.per_query(name)
@@ -153,7 +154,7 @@ def test_judged_equals_ir_measures_without_ties(
     # Distinct scores: the tie order cannot matter, so ir-measures' Judged must agree.
     run = {q: {d: float(i) for i, d in enumerate(docs)} for q, docs in run.items()}
     store, _ = _build(tmp_path, qrels, [run])
-    ev = evaluate(store, k=k, resamples=5)
+    ev = evaluate(store, spec=EvalSpec(k=k, resamples=5))
     ours = ev.per_query("run0")
     measure = ir_measures.parse_measure(f"Judged@{k}")
     theirs = {m.query_id: m.value for m in ir_measures.iter_calc([measure], qrels, run)}
@@ -168,14 +169,16 @@ def test_judged_keeps_trec_eval_tie_order(tmp_path: Path) -> None:
     qrels: Qrels = {"q": {"a": 1, "c": 0}}
     run: Ranking = {"q": {"a": 1.0, "b": 1.0, "c": 1.0}}
     store, _ = _build(tmp_path, qrels, [run])
-    ev = evaluate(store, k=1, resamples=5)
+    ev = evaluate(store, spec=EvalSpec(k=1, resamples=5))
     assert ev.per_query("run0")["q"]["Judged@1"] == 1.0  # c is first and labelled
-    ev2 = evaluate(store, k=2, resamples=5)
+    ev2 = evaluate(store, spec=EvalSpec(k=2, resamples=5))
     assert ev2.per_query("run0")["q"]["Judged@2"] == 0.5  # c, b
     theirs = next(ir_measures.iter_calc([ir_measures.parse_measure("Judged@2")], qrels, run))
     assert theirs.value == 0.5  # a, b: same count here, by luck of the labels
     qrels_b: Qrels = {"q": {"a": 1}}
     store_b, _ = _build(tmp_path, qrels_b, [run])
-    assert evaluate(store_b, k=1, resamples=5).per_query("run0")["q"]["Judged@1"] == 0.0
+    assert (
+        evaluate(store_b, spec=EvalSpec(k=1, resamples=5)).per_query("run0")["q"]["Judged@1"] == 0.0
+    )
     theirs_b = next(ir_measures.iter_calc([ir_measures.parse_measure("Judged@1")], qrels_b, run))
     assert theirs_b.value == 1.0  # ir-measures puts a first: the documented difference

@@ -17,9 +17,10 @@ from pathlib import Path
 import pytest
 
 from judgepool.metrics.evaluate import EvaluationFigures, evaluate
+from judgepool.metrics.spec import EvalSpec
 from judgepool.pooling.ingest_labels import ingest_qrels
 from judgepool.pooling.ingest_runs import ingest_run
-from judgepool.pooling.pool import pool_summary
+from judgepool.pooling.pool import PoolSpec, pool_summary
 from judgepool.pooling.store.connection import Store
 
 pytestmark = pytest.mark.shared
@@ -92,7 +93,7 @@ def test_trec_eval_expected_outputs(
     """out.test.aq (binary) and out.test.aql (grades -1..4, -l2) per query, and pytrec_eval."""
     te = shared_data / "trec_eval_test"
     store = _store(tmp_path, te / qrels, {"run": te / results})
-    ev = evaluate(store, k=10, rel=rel, key_rel=rel, resamples=10)
+    ev = evaluate(store, spec=EvalSpec(k=10, rel=rel, key_rel=rel, resamples=10))
     assert _check_against(ev, "run", _expected(te / expected)) == 12
     reference = _pytrec(te / qrels, te / results, 10, rel)
     names = _by_trec_name(ev)
@@ -115,7 +116,7 @@ def test_trec_eval_missing_query_scores_zero(shared_data: Path, tmp_path: Path) 
     lines = (te / "results.trunc").read_text().splitlines()
     trunc.write_text("".join(" ".join(line.split()[:6]) + "\n" for line in lines))
     store = _store(tmp_path, te / "qrels.test", {"trunc": trunc})
-    ev = evaluate(store, k=10, rel=1, key_rel=1, resamples=10)
+    ev = evaluate(store, spec=EvalSpec(k=10, rel=1, key_rel=1, resamples=10))
     assert ev.summaries["trunc"].missing == 1
     assert _check_against(ev, "trunc", _expected(te / "out.test.aqc")) == 12
     assert ev.per_query("trunc")["302"] == {str(m): 0.0 for m in ev.measures}
@@ -125,7 +126,7 @@ def test_trec_rag_ids_with_hash(shared_data: Path, tmp_path: Path) -> None:
     """qrels.comment.test: MS MARCO v2.1 segment ids with '#', graded 0-3; run of 301 topics."""
     te = shared_data / "trec_eval_test"
     store = _store(tmp_path, te / "qrels.comment.test", {"rag": te / "results.comment.test"})
-    ev = evaluate(store, resamples=10)  # defaults: nR at grade >= 2, R at grade >= 3
+    ev = evaluate(store, spec=EvalSpec(resamples=10))  # defaults: nR at grade >= 2, R at grade >= 3
     assert len(ev.qids) == 31
     at2 = _pytrec(te / "qrels.comment.test", te / "results.comment.test", 10, 2)
     at3 = _pytrec(te / "qrels.comment.test", te / "results.comment.test", 10, 3)
@@ -148,7 +149,7 @@ def test_dl19_matches_published_and_pytrec_eval(shared_data: Path, tmp_path: Pat
     runs = {p.name.removesuffix(".trec"): p for p in sorted((dl / "runs" / "dl19").glob("*.trec"))}
     qrels = dl / "qrels" / "qrels.dl19-passage.txt"
     store = _store(tmp_path, qrels, runs)
-    ev = evaluate(store, resamples=200)
+    ev = evaluate(store, spec=EvalSpec(resamples=200))
     with (dl / "STATS.tsv").open() as fh:
         stats = {r["run"].removesuffix(".trec"): r for r in csv.DictReader(fh, delimiter="\t")}
     for name, path in runs.items():
@@ -180,7 +181,7 @@ def test_dl19_judged_is_pool_summary_judged(shared_data: Path, tmp_path: Path) -
     runs = {p.stem: p for p in sorted((dl / "runs" / "dl19").glob("*.trec"))}
     store = _store(tmp_path, dl / "qrels" / "qrels.dl19-passage.txt", runs)
     for k in (10, 5):
-        ev = evaluate(store, k=k, resamples=10)
-        for row in pool_summary(store, depth=k).runs:
+        ev = evaluate(store, spec=EvalSpec(k=k, resamples=10))
+        for row in pool_summary(store, PoolSpec(depth=k)).runs:
             assert ev.summaries[row.run].judged == pytest.approx(row.judged, abs=1e-12)
             assert ev.summaries[row.run].holes == row.holes

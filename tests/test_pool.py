@@ -12,7 +12,7 @@ from judgepool.errors import UsageError
 from judgepool.pooling.ingest_labels import ingest_qrels
 from judgepool.pooling.ingest_runs import ingest_run
 from judgepool.pooling.ingest_texts import ingest_docs, ingest_queries
-from judgepool.pooling.pool import list_holes, pool_summary
+from judgepool.pooling.pool import PoolSpec, list_holes, pool_summary
 from judgepool.pooling.store.connection import Store
 from judgepool.pooling.store.judgments import Judgment, effective_labels_sql, write_judgments
 from tests.conftest import CliResult
@@ -43,7 +43,7 @@ def store(write: Writer) -> Store:
 
 
 def test_judged_at_k_and_holes_by_hand(store: Store) -> None:
-    summary = pool_summary(store, depth=3)
+    summary = pool_summary(store, PoolSpec(depth=3))
     # Evaluation set = {q1, q2} (q3 has no label). Top-3: A/q1 = a b c (a, c labelled) -> 2/3;
     # A/q2 = e f (e labelled) -> 1/2; B/q1 = c x a -> 2/3; B misses q2 -> 0.
     a, b = summary.runs
@@ -58,7 +58,7 @@ def test_judged_at_k_and_holes_by_hand(store: Store) -> None:
 
 
 def test_holes_list_and_all_queries(store: Store) -> None:
-    holes = list_holes(store, depth=3)
+    holes = list_holes(store, PoolSpec(depth=3))
     assert [
         (h.qid, h.doc_id, h.best_rank, h.runs, h.has_text, h.has_query_text) for h in holes
     ] == [
@@ -66,11 +66,11 @@ def test_holes_list_and_all_queries(store: Store) -> None:
         ("q1", "x", 2, ("B",), True, True),
         ("q2", "f", 2, ("A",), False, False),
     ]
-    everything = list_holes(store, depth=3, all_queries=True)
+    everything = list_holes(store, PoolSpec(depth=3, all_queries=True))
     assert [(h.qid, h.doc_id) for h in everything][-1] == ("q3", "y")
-    summary = pool_summary(store, depth=3, all_queries=True)
+    summary = pool_summary(store, PoolSpec(depth=3, all_queries=True))
     assert summary.scope_queries == 3 and summary.queries_without_labels == 0
-    only_b = pool_summary(store, depth=1, runs=["B"])
+    only_b = pool_summary(store, PoolSpec(depth=1, runs=["B"]))
     assert [(r.run, r.judged, r.holes) for r in only_b.runs] == [("B", 0.5, 0)]
 
 
@@ -104,13 +104,13 @@ def test_effective_label_rules(store: Store) -> None:
     write_judgments(store, [Judgment("q1", "a", 1, "human", "override", note="checked")])
     assert effective()[("q1", "a")] == 1
     assert effective(level="doc") == {}
-    holes = {(h.qid, h.doc_id) for h in list_holes(store, depth=3)}
+    holes = {(h.qid, h.doc_id) for h in list_holes(store, PoolSpec(depth=3))}
     assert holes == {("q1", "x")}
 
 
 def test_unknown_run_is_a_usage_error(store: Store) -> None:
     with pytest.raises(UsageError, match=r"unknown run\(s\): nope \(runs in the database: A, B\)"):
-        pool_summary(store, runs=["nope"])
+        pool_summary(store, PoolSpec(runs=["nope"]))
 
 
 def test_doc_level_collapses_chunks_to_their_best_ranked_document(write: Writer) -> None:
@@ -136,15 +136,15 @@ def test_doc_level_collapses_chunks_to_their_best_ranked_document(write: Writer)
         write("r.trec", "q1 Q0 D1#1 1 9 r\nq1 Q0 D2#0 2 8 r\nq1 Q0 D1#0 3 7 r\nq1 Q0 solo 4 6 r\n"),
     )
     ingest_qrels(store, write("doc.qrels", "q1 0 D1 3\n"), level="doc")
-    holes = list_holes(store, depth=10, level="doc")
+    holes = list_holes(store, PoolSpec(depth=10, level="doc"))
     assert [(h.doc_id, h.best_rank, h.has_text) for h in holes] == [
         ("D2", 2, True),
         ("solo", 3, True),
     ]
-    summary = pool_summary(store, depth=2, level="doc")
+    summary = pool_summary(store, PoolSpec(depth=2, level="doc"))
     assert summary.runs[0].judged == pytest.approx(0.5)
     # At the chunk level nothing is labelled: the doc-level labels are never confused with it.
-    assert pool_summary(store, depth=2, level="chunk").scope_queries == 0
+    assert pool_summary(store, PoolSpec(depth=2, level="chunk")).scope_queries == 0
 
 
 def test_pool_cli_summary_and_list(store: Store, cli: Callable[..., CliResult]) -> None:

@@ -10,7 +10,7 @@ import pytest
 from judgepool.pooling.ingest_labels import ingest_qrels
 from judgepool.pooling.ingest_runs import default_run_name, ingest_run
 from judgepool.pooling.ingest_texts import ingest_docs, ingest_queries
-from judgepool.pooling.pool import pool_summary
+from judgepool.pooling.pool import PoolSpec, pool_summary
 from judgepool.pooling.store.connection import Store
 
 pytestmark = pytest.mark.shared
@@ -33,7 +33,7 @@ def test_dl19_judged_at_10_matches_stats(shared_data: Path) -> None:
             for row in csv.DictReader(fh, delimiter="\t")
             if row["year"] == "dl19"
         }
-    summary = pool_summary(store, depth=10)
+    summary = pool_summary(store, PoolSpec(depth=10))
     assert summary.scope_queries == 43
     assert {r.run for r in summary.runs} == set(stats)
     for run in summary.runs:

@@ -19,36 +19,51 @@ from a shell.
 from __future__ import annotations
 
 import asyncio
-import os
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from judgepool.api.batch_results import BatchCollection, BatchSubmission, batch_frame
-from judgepool.api.frames import ORIGIN, frame_of, from_frame, needs
+from judgepool.api.frames import Source
 from judgepool.api.names import names_of
 from judgepool.api.results import Comparison, Evaluation, JudgeReport, Pool
+from judgepool.api.store import Store
 from judgepool.api.threads import off_loop
+from judgepool.defaults import (
+    AVERAGE,
+    DEPTH,
+    GATE,
+    KEY_REL,
+    LEVEL,
+    REL,
+    RESAMPLES,
+    SEED,
+    Average,
+    By,
+    K,
+    Level,
+)
 from judgepool.errors import UsageError
-from judgepool.pooling.store.connection import Store
+from judgepool.metrics.spec import CompareSpec, EvalSpec
+from judgepool.pooling.pool import PoolSpec
 
 if TYPE_CHECKING:
     import polars as pl
 
     from judgepool.api.ci_results import FloorCheck
+    from judgepool.api.export import ExportFormat, ExportSource
+    from judgepool.api.floors import FloorChange
+    from judgepool.api.ingest import QrelsIngested, RunIngested, TextsIngested
+    from judgepool.api.inventory import Activity
+    from judgepool.api.judges import JudgesAgreement, RankingsByJudge
+    from judgepool.api.lift import Lifted, LiftRule
+    from judgepool.api.report import ReportFiles
     from judgepool.api.trust import AuditStatus, CalibrationReport
     from judgepool.judge.render import RenderedPrompt
     from judgepool.judge.session import JudgeSettings
     from judgepool.metrics.measures import Measure
     from judgepool.metrics.regression import Rule
     from judgepool.pooling.audit.samples import AuditSample
-    from judgepool.pooling.ingest_labels import QrelsIngested
-    from judgepool.pooling.ingest_runs import RunIngested
-    from judgepool.pooling.ingest_texts import TextsIngested
-    from judgepool.pooling.store.activity import Activity
-    from judgepool.pooling.store.floors import FloorChange
-
-Source = str | os.PathLike[str]
 
 
 class Database:
@@ -71,6 +86,7 @@ class Database:
     def ingest_queries(
         self,
         src: Source | pl.DataFrame,
+        *,
         format: str | None = None,
         groups: Source | None = None,
     ) -> TextsIngested:
@@ -78,97 +94,75 @@ class Database:
         text (README: Formats), with their groups from a `group` column/key (a DataFrame's
         `group` column holds a list of names or one name) or from `groups`, a `qid<TAB>group`
         file (README: Query groups)."""
-        from judgepool.pooling.ingest_texts import ingest_queries
+        from judgepool.api.ingest import ingest_queries
 
-        group_path = None if groups is None else Path(groups)
-        if isinstance(src, str | os.PathLike):
-            return ingest_queries(self.store, Path(src), format, group_path)
-        return from_frame(
-            frame_of(src),
-            ".jsonl",
-            lambda p: ingest_queries(self.store, p, "jsonl", group_path, ORIGIN),
-        )
+        return ingest_queries(self.store, src, format=format, groups=groups)
 
     def query_groups(self) -> pl.DataFrame:
         """Every query-group membership: qid, group."""
-        import polars as pl
+        from judgepool.api.inventory import query_groups
 
-        from judgepool.pooling.store.query_groups import membership_rows
+        return query_groups(self.store)
 
-        return pl.DataFrame(
-            membership_rows(self.store), schema={"qid": pl.String, "group": pl.String}, orient="row"
-        )
-
-    def ingest_docs(self, src: Source | pl.DataFrame, format: str | None = None) -> TextsIngested:
+    def ingest_docs(
+        self, src: Source | pl.DataFrame, *, format: str | None = None
+    ) -> TextsIngested:
         """Passages or chunks from JSONL or TSV, or a DataFrame with columns doc_id, text and
         optionally title and parent_id."""
-        from judgepool.pooling.ingest_texts import ingest_docs
+        from judgepool.api.ingest import ingest_docs
 
-        if isinstance(src, str | os.PathLike):
-            return ingest_docs(self.store, Path(src), format)
-        return from_frame(
-            frame_of(src), ".jsonl", lambda p: ingest_docs(self.store, p, "jsonl", ORIGIN)
-        )
+        return ingest_docs(self.store, src, format=format)
 
     def ingest_qrels(
         self,
         src: Source | pl.DataFrame,
+        *,
         labeller: str | None = None,
-        level: str = "chunk",
+        level: Level = LEVEL,
         format: str | None = None,
     ) -> QrelsIngested:
         """Human labels from a TREC qrels or JSONL file (`labeller` defaults to the file's
         name), or a DataFrame with columns qid, doc_id and grade (then `labeller` is needed)."""
-        from judgepool.pooling.ingest_labels import ingest_qrels
+        from judgepool.api.ingest import ingest_qrels
 
-        if isinstance(src, str | os.PathLike):
-            return ingest_qrels(self.store, Path(src), level=level, labeller=labeller, fmt=format)
-        frame = frame_of(src)
-        who = needs(labeller, "labeller", "ingest_qrels(df, labeller='assessors-2024')")
-        return from_frame(
-            frame, ".jsonl", lambda p: ingest_qrels(self.store, p, level, who, "jsonl", ORIGIN)
-        )
+        return ingest_qrels(self.store, src, labeller=labeller, level=level, format=format)
 
     def ingest_run(
-        self, src: Source | pl.DataFrame, name: str | None = None, format: str | None = None
+        self, src: Source | pl.DataFrame, *, name: str | None = None, format: str | None = None
     ) -> RunIngested:
         """A run from a TREC, JSONL or Parquet file (named by its tag, else its file name), or a
         DataFrame with columns qid, doc_id and score (then `name` is needed). A run ingested
         again under its name replaces it."""
-        from judgepool.pooling.ingest_runs import ingest_run
+        from judgepool.api.ingest import ingest_run
 
-        if isinstance(src, str | os.PathLike):
-            return ingest_run(self.store, Path(src), name=name, fmt=format)
-        frame = frame_of(src)
-        run = needs(name, "run name", "ingest_run(df, name='bm25')")
-        return from_frame(
-            frame, ".parquet", lambda p: ingest_run(self.store, p, run, "parquet", ORIGIN)
-        )
+        return ingest_run(self.store, src, name=name, format=format)
 
     # -- what is there ----------------------------------------------------------------------
 
     def runs(self) -> pl.DataFrame:
         """Every run: name, rows, queries, format, source_file, ingested_at."""
-        import polars as pl
+        from judgepool.api.inventory import runs, runs_frame
 
-        from judgepool.pooling.store.inventory import list_runs
+        return runs_frame(runs(self.store))
 
-        return pl.DataFrame(
-            [vars(r) for r in list_runs(self.store)],
-            schema={
-                "name": pl.String,
-                "rows": pl.Int64,
-                "queries": pl.Int64,
-                "format": pl.String,
-                "source_file": pl.String,
-                "ingested_at": pl.String,
-            },
-            orient="row",
-        )
+    def queries(self) -> pl.DataFrame:
+        """Every query (from a topics file, a run or a label): qid, text (null: no topics file
+        gave one), runs, human_labels, judge_labels."""
+        from judgepool.api.inventory import queries, queries_frame
+
+        return queries_frame(queries(self.store))
+
+    def status(self) -> dict[str, Any]:
+        """Counts of queries, docs, runs and labels (by level, source, labeller and status),
+        as `judgepool status --format json` prints them."""
+        from judgepool.api.inventory import status
+
+        return status(self.store)
 
     def labels(
         self,
-        level: str = "chunk",
+        *,
+        level: Level = LEVEL,
         source: str | None = None,
         labeller: str | None = None,
         status: str | None = None,
@@ -177,56 +171,74 @@ class Database:
         """Labels at `level` with their provenance, oldest first; `effective=True` keeps the one
         label per pair that the measures use (`labeller` then names the judge whose labels
         count, as `--judge` does)."""
-        import polars as pl
+        from judgepool.api.inventory import labels
 
-        from judgepool.pooling.store.labels_frame import label_table
+        return labels(
+            self.store,
+            level=level,
+            source=source,
+            labeller=labeller,
+            status=status,
+            effective=effective,
+        )
 
-        table = label_table(self.store, level, source, labeller, status, effective)
-        frame = pl.from_arrow(table)
-        if not isinstance(frame, pl.DataFrame):  # pragma: no cover - a table always converts
-            raise TypeError("the labels did not convert to a DataFrame")
-        return frame
+    def lift_labels(
+        self, *, to: Literal["doc"] = "doc", rule: LiftRule = "max", labeller: str | None = None
+    ) -> Lifted:
+        """Write doc-level labels from the effective chunk-level labels (a document is as
+        relevant as its best labelled chunk), with their provenance, as `judgepool labels
+        lift` does."""
+        from judgepool.api.lift import lift_labels
+
+        return lift_labels(self.store, to=to, rule=rule, labeller=labeller)
 
     def activity(self) -> Activity:
         """Who is writing labels now: live judges (from their claims), open batches, and the
         age of the newest judge label. While `.writing`, every figure read is provisional."""
-        from judgepool.pooling.store.activity import activity
+        from judgepool.api.inventory import activity
 
         return activity(self.store)
 
     def export_qrels(
         self,
         path: Source,
-        level: str = "chunk",
-        source: str = "effective",
+        *,
+        level: Level = LEVEL,
+        source: ExportSource = "effective",
         labeller: str | None = None,
-        format: str = "trec",
+        format: ExportFormat = "trec",
     ) -> Path:
         """Write labels as TREC qrels or JSONL (the bytes `judgepool export qrels` writes), never
         over the database, a DuckDB file or anything but a regular file; an export of nothing is
         refused."""
-        from judgepool.pooling.export import export_file
+        from judgepool.api.export import export_qrels
 
-        written, _ = export_file(self.store, path, level, source, labeller, format)
-        return written
+        return export_qrels(
+            self.store, path, level=level, source=source, labeller=labeller, format=format
+        ).path
 
     # -- pool and judge ---------------------------------------------------------------------
 
     def pool(
         self,
-        depth: int = 10,
         runs: str | Sequence[str] | None = None,
-        level: str = "chunk",
+        *,
+        depth: int = DEPTH,
+        level: Level = LEVEL,
         labeller: str | None = None,
         all_queries: bool = False,
     ) -> Pool:
         """The pool of `runs` (default: all) at `depth`: judged@depth and holes per run."""
-        from judgepool.pooling.pool import holes_table, pool_summary
+        from judgepool.api.pool import pool
 
-        chosen = names_of(runs)
-        summary = pool_summary(self.store, depth, chosen, level, labeller, all_queries)
-        holes = holes_table(self.store, depth, chosen, level, labeller, all_queries)
-        return Pool(summary, holes)
+        spec = PoolSpec(
+            depth=depth,
+            runs=tuple(names_of(runs)),
+            level=level,
+            labeller=labeller,
+            all_queries=all_queries,
+        )
+        return pool(self.store, spec)
 
     def judge(
         self,
@@ -276,6 +288,7 @@ class Database:
         return await asyncio.to_thread(lambda: self.judge(*args, **kwargs))
 
     def _judge(self, settings: JudgeSettings, progress: bool) -> JudgeReport:
+        from judgepool.api.pool import pool
         from judgepool.judge.judge_run import run_all
         from judgepool.judge.progress import ProgressBar
         from judgepool.judge.session import ending, prepare
@@ -283,14 +296,14 @@ class Database:
         s = settings
         session = prepare(self.store, settings)
         counted = session.jury or s.labeller  # a jury's holes are the pairs it did not label
-        before = self.pool(s.depth, list(s.runs), s.level, counted, s.all_queries)
+        before = pool(self.store, s.pool_spec(counted))
         result = run_all(
             self.store, session, settings, lambda what, total: ProgressBar(total, progress, what)
         )
         stats = result.stats
         if stats is not None and stats.fatal is not None:
             raise stats.fatal
-        after = self.pool(s.depth, list(s.runs), s.level, counted, s.all_queries)
+        after = pool(self.store, s.pool_spec(counted))
         return JudgeReport(
             result.labeller,
             len(session.plan.holes),
@@ -330,49 +343,56 @@ class Database:
     def evaluate(
         self,
         runs: str | Sequence[str] | None = None,
+        *,
         measures: Sequence[str | Measure] | None = None,
-        level: str = "chunk",
-        k: int = 10,
+        level: Level = LEVEL,
+        k: int = K,
+        rel: int = REL,
+        key_rel: int = KEY_REL,
         labeller: str | None = None,
-        resamples: int = 10_000,
-        seed: int | None = None,
-        by: str | None = None,
+        average: Average = AVERAGE,
+        resamples: int = RESAMPLES,
+        seed: int = SEED,
+        by: By | None = None,
     ) -> Evaluation:
-        """Measures (any ir-measures string; default nDCG@k, R(rel=3)@k, nR@k, Judged@k) of
-        `runs` (default: all) with 95% bootstrap intervals over the evaluation set; `by="group"`
-        adds each query group's figures (`.groups`)."""
-        from judgepool.metrics.bootstrap import DEFAULT_SEED
-        from judgepool.metrics.evaluate import evaluate
-        from judgepool.metrics.groups import group_means
-        from judgepool.metrics.verdicts import check_by
+        """Measures (any ir-measures string; default nDCG@k, R(rel=key_rel)@k, nR(rel=rel)@k,
+        Judged@k) of `runs` (default: all) with 95% bootstrap intervals over the evaluation set.
+        `average="trec_eval"` averages every query, those with no doc at a measure's threshold
+        counting 0, as `trec_eval -c` does; `by="group"` adds each query group's figures
+        (`.groups`)."""
+        from judgepool.api.evaluate import evaluate
 
-        members = check_by(by, self.store)
-        result = evaluate(
-            self.store,
-            names_of(runs) or None,
+        spec = EvalSpec(
             level=level,
             labeller=labeller,
             k=k,
-            measures=measures,
+            rel=rel,
+            key_rel=key_rel,
+            measures=tuple(measures or ()),
             resamples=resamples,
-            seed=DEFAULT_SEED if seed is None else seed,
+            seed=seed,
+            average=average,
         )
-        return Evaluation(result, group_means(result, members) if by is not None else None)
+        return evaluate(self.store, names_of(runs), spec, by=by)
 
     def compare(
         self,
         baseline: str,
         candidates: str | Sequence[str],
+        *,
         measures: Sequence[str | Measure] | None = None,
-        level: str = "chunk",
-        k: int = 10,
+        level: Level = LEVEL,
+        k: int = K,
+        rel: int = REL,
+        key_rel: int = KEY_REL,
         labeller: str | None = None,
-        gate: float = 0.9,
+        average: Average = AVERAGE,
+        gate: float = GATE,
         force: bool = False,
-        resamples: int = 10_000,
-        seed: int | None = None,
+        resamples: int = RESAMPLES,
+        seed: int = SEED,
         fail_on: str | Rule | Sequence[str | Rule] | None = None,
-        by: str | None = None,
+        by: By | None = None,
     ) -> Comparison:
         """Paired differences of `candidates` from `baseline` with 95% intervals, randomisation
         p-values and Holm's correction. Raises `GateRefusedError` (the CLI's exit code 3) when a
@@ -382,29 +402,114 @@ class Database:
         "any-change"): the result's `failed_rules`, `exit_code` and `raise_for_rules()` say
         what they found. `by="group"`: the differences per query group (`.groups`). The
         result's `to_markdown()` and `to_html()` are the CLI's reports."""
-        from judgepool.metrics.bootstrap import DEFAULT_SEED
-        from judgepool.metrics.verdicts import run_compare
+        from judgepool.api.compare import compare
 
-        report = run_compare(
-            self.store,
-            baseline,
-            names_of(candidates),
-            fail_on=fail_on,
-            by=by,
+        spec = CompareSpec(
             level=level,
             labeller=labeller,
             k=k,
-            measures=measures,
+            rel=rel,
+            key_rel=key_rel,
+            measures=tuple(measures or ()),
             resamples=resamples,
-            seed=DEFAULT_SEED if seed is None else seed,
+            seed=seed,
+            average=average,
             gate=gate,
             force=force,
         )
-        error = report.comparison.error()
-        if error is not None:
-            error.comparison = Comparison(report.comparison, report)
-            raise error
-        return Comparison(report.comparison, report)
+        return compare(self.store, baseline, names_of(candidates), spec, fail_on=fail_on, by=by)
+
+    def report(
+        self,
+        baseline: str,
+        candidates: str | Sequence[str],
+        *,
+        html: Source | None = None,
+        markdown: Source | None = None,
+        measures: Sequence[str | Measure] | None = None,
+        level: Level = LEVEL,
+        k: int = K,
+        rel: int = REL,
+        key_rel: int = KEY_REL,
+        labeller: str | None = None,
+        average: Average = AVERAGE,
+        gate: float = GATE,
+        force: bool = False,
+        resamples: int = RESAMPLES,
+        seed: int = SEED,
+        fail_on: str | Rule | Sequence[str | Rule] | None = None,
+        by: By | None = None,
+    ) -> ReportFiles:
+        """The comparison `compare` computes, written as a self-contained HTML file (`html`)
+        and/or a markdown file (`markdown`), atomically and never over the database, as
+        `judgepool report` does. The files are written whatever the verdict (a refusal by the
+        gate included): the result's `.comparison` says it (`exit_code`, `raise_for_rules()`)."""
+        from judgepool.api.report import write_report
+
+        spec = CompareSpec(
+            level=level,
+            labeller=labeller,
+            k=k,
+            rel=rel,
+            key_rel=key_rel,
+            measures=tuple(measures or ()),
+            resamples=resamples,
+            seed=seed,
+            average=average,
+            gate=gate,
+            force=force,
+        )
+        return write_report(
+            self.store,
+            baseline,
+            names_of(candidates),
+            spec,
+            html=html,
+            markdown=markdown,
+            fail_on=fail_on,
+            by=by,
+        )
+
+    def rank_by_judge(
+        self,
+        runs: str | Sequence[str] | None = None,
+        *,
+        judges: Sequence[str] | None = None,
+        measure: str | Measure | None = None,
+        baseline: str | None = None,
+        level: Level = LEVEL,
+        k: int = K,
+        gate: float = GATE,
+        resamples: int = RESAMPLES,
+        seed: int = SEED,
+    ) -> RankingsByJudge:
+        """The runs (default: all) ranked by `measure` (default nDCG@k) under each of `judges`
+        (default: every judge at `level`; human labels always count), Kendall's tau between the
+        judges' rankings, and with a `baseline` each run's difference from it under each judge,
+        as `judgepool judges rank` does."""
+        from judgepool.api.judges import rank_by_judge
+
+        return rank_by_judge(
+            self.store,
+            names_of(runs),
+            judges=judges,
+            level=level,
+            k=k,
+            measure=measure,
+            baseline=baseline,
+            resamples=resamples,
+            seed=seed,
+            gate=gate,
+        )
+
+    def judges_agreement(
+        self, *, judges: Sequence[str] | None = None, level: Level = LEVEL
+    ) -> JudgesAgreement:
+        """Agreement of `judges` (default: every judge at `level`) on the pairs they both
+        labelled: Cohen's kappa for every two, Krippendorff's alpha over all."""
+        from judgepool.api.judges import judges_agreement
+
+        return judges_agreement(self.store, level=level, judges=judges)
 
     # -- batches ----------------------------------------------------------------------------
 
@@ -609,66 +714,72 @@ class Database:
     def set_floors(
         self,
         floors: dict[str, float | None] | Sequence[str],
-        level: str = "chunk",
         *,
+        level: Level = LEVEL,
         from_run: str | None = None,
         lower: bool = False,
         by: str | None = None,
         note: str | None = None,
         labeller: str | None = None,
+        k: int = K,
+        gate: float = GATE,
+        force: bool = False,
     ) -> list[FloorChange]:
         """Record floors under measures' means: `{"nR@10": 0.75}`, or `["nR@10=0.75",
-        "R(rel=3)@10"]` where a measure without a value takes `from_run`'s current mean. A
-        floor only rises: lowering one raises `UsageError` (nothing written) unless `lower`."""
-        from judgepool.metrics.floors import set_floors
+        "R(rel=3)@10"]` where a measure without a value takes `from_run`'s current mean (refused
+        while that run is under `gate`, unless `force`). A floor only rises: lowering one raises
+        `UsageError` (nothing written) unless `lower`."""
+        from judgepool.api.floors import set_floors
 
         return set_floors(
             self.store,
             floors,
-            level,
+            level=level,
             from_run=from_run,
             lower=lower,
             by=by,
             note=note,
             labeller=labeller,
+            k=k,
+            gate=gate,
+            force=force,
         )
 
-    def floors(self, level: str | None = None, history: bool = False) -> pl.DataFrame:
+    def floors(self, *, level: Level | None = None, history: bool = False) -> pl.DataFrame:
         """The floors in force (every setting ever made with `history`), with who and when."""
         from judgepool.api.ci_results import floors_frame
-        from judgepool.pooling.store.floors import current_floors, floor_history
+        from judgepool.api.floors import floors
 
-        found = (floor_history if history else current_floors)(self.store, level)
-        return floors_frame(found)
+        return floors_frame(floors(self.store, level=level, history=history))
 
     def check_floors(
         self,
         run: str,
-        level: str = "chunk",
         *,
+        level: Level = LEVEL,
         lower_bound: bool = False,
         labeller: str | None = None,
+        k: int = K,
+        gate: float = GATE,
         force: bool = False,
-        resamples: int = 10_000,
-        seed: int | None = None,
+        resamples: int = RESAMPLES,
+        seed: int = SEED,
     ) -> FloorCheck:
         """`run` against every floor of `level`: its mean (or its 95% interval's lower end with
         `lower_bound`); `.ok`, `.broken`, `.table`, `.exit_code` and `raise_for_floors()`."""
-        from judgepool.api.ci_results import FloorCheck
-        from judgepool.metrics.bootstrap import DEFAULT_SEED
-        from judgepool.metrics.floors import check_floors
+        from judgepool.api.floors import check_floors
 
-        return FloorCheck(
-            check_floors(
-                self.store,
-                run,
-                level,
-                lower_bound=lower_bound,
-                labeller=labeller,
-                force=force,
-                resamples=resamples,
-                seed=DEFAULT_SEED if seed is None else seed,
-            )
+        return check_floors(
+            self.store,
+            run,
+            level=level,
+            lower_bound=lower_bound,
+            labeller=labeller,
+            k=k,
+            gate=gate,
+            force=force,
+            resamples=resamples,
+            seed=seed,
         )
 
 

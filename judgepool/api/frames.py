@@ -10,6 +10,7 @@ temporary file, which is gone when the call returns. The database records the so
 
 from __future__ import annotations
 
+import os
 import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -20,6 +21,8 @@ from judgepool.errors import InputError, UsageError
 
 ORIGIN = "DataFrame"
 T = TypeVar("T")
+#: A file the library reads, as a path or a string (the other kind of input is a DataFrame).
+Source = str | os.PathLike[str]
 
 
 def frame_of(value: object) -> Any:

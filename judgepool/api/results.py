@@ -200,7 +200,7 @@ class Comparison:
     `fail_on` the rules' outcome, with `by="group"` the groups, and the reports."""
 
     result: CompareResult
-    report: CompareReport | None = None  # the verdicts, rules, groups and label sources
+    report: CompareReport  # the verdicts, rules, groups and label sources
 
     @cached_property
     def evaluation(self) -> Evaluation:
@@ -274,38 +274,28 @@ class Comparison:
         from judgepool.reports.ci import report_json_extra
         from judgepool.reports.data import comparison_json
 
-        extra = None if self.report is None else report_json_extra(self.report)
-        return comparison_json(self.result, extra)
-
-    def _report(self) -> CompareReport:
-        if self.report is None:
-            from judgepool.errors import UsageError
-
-            raise UsageError(
-                "this comparison carries no report", "make it with db.compare(...), which adds one"
-            )
-        return self.report
+        return comparison_json(self.result, report_json_extra(self.report))
 
     @property
     def verdicts(self) -> dict[str, str]:
         """candidate -> better, worse, mixed, no significant difference or refused."""
-        return {v.candidate: v.word for v in self._report().verdicts}
+        return {v.candidate: v.word for v in self.report.verdicts}
 
     @property
     def failed_rules(self) -> list[str]:
         """The `fail_on` rules some candidate broke (empty: none, or no rule given)."""
-        rules = self._report().rules
+        rules = self.report.rules
         return [] if rules is None else list(rules.failed_rules)
 
     @property
     def exit_code(self) -> int:
         """What `judgepool compare` with the same options exits with: 0, 3 (refused by or forced
         past the gate, with rules), 4 (a rule failed)."""
-        return self._report().exit_code
+        return self.report.exit_code
 
     def raise_for_rules(self) -> None:
         """Raise what the CLI exits with (`RuleFailedError`, or the gate's refusal), if any."""
-        error = self._report().error()
+        error = self.report.error()
         if error is not None:
             raise error
 
@@ -316,22 +306,21 @@ class Comparison:
         from judgepool.api.ci_results import group_deltas_frame
         from judgepool.metrics.groups import Groups
 
-        found = self.report.groups if self.report is not None else None
-        return group_deltas_frame(found or Groups((), {}, 0, ()))
+        return group_deltas_frame(self.report.groups or Groups((), {}, 0, ()))
 
     def to_markdown(self) -> str:
         """The report `judgepool compare --format markdown` prints (a PR comment, a CI step
         summary)."""
         from judgepool.reports.markdown import to_markdown
 
-        return to_markdown(self._report())
+        return to_markdown(self.report)
 
     def to_html(self, name: str = "report.html") -> str:
         """The self-contained HTML report `judgepool report --html` writes (`name`: the file
         name its reproducing command shows)."""
         from judgepool.reports.html import to_html
 
-        return to_html(self._report(), name)
+        return to_html(self.report, name)
 
 
 @dataclass(frozen=True)

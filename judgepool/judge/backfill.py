@@ -23,9 +23,9 @@ from judgepool.judge.requests import (
     Built,
     build_requests,
 )
-from judgepool.pooling.pool import Hole, list_holes
+from judgepool.pooling.pool import Hole, PoolSpec, list_holes
 from judgepool.pooling.store.connection import Store
-from judgepool.pooling.store.judgments import label_mark
+from judgepool.pooling.store.judgments import check_level, label_mark
 
 
 @dataclass(frozen=True)
@@ -76,7 +76,11 @@ def plan_holes(
 ) -> Plan:
     """The holes (as `judgepool pool --list` shows them) and the judge requests for them."""
     mark = label_mark(store)  # before listing: a label written after it is above it
-    holes = list_holes(store, depth, list(runs), level, labeller, all_queries)
+    chosen = check_level(level)
+    spec = PoolSpec(
+        depth=depth, runs=tuple(runs), level=chosen, labeller=labeller, all_queries=all_queries
+    )
+    holes = list_holes(store, spec)
     built = build_requests(
         store, holes, level, list(runs), passage_tokens, max_chunks, query_tokens
     )

@@ -65,8 +65,8 @@ def prepare_calibration(
     from judgepool.judge.panel import canaries_for
     from judgepool.judge.registry import choose_model, make_judge
     from judgepool.judge.requests import build_requests
-    from judgepool.pooling.pool import Hole, pool_summary
-    from judgepool.pooling.store.judgments import label_mark
+    from judgepool.pooling.pool import Hole, PoolSpec, pool_summary
+    from judgepool.pooling.store.judgments import check_level, label_mark
 
     s = settings
     model, why = choose_model(s.model, s.api_base)
@@ -85,7 +85,9 @@ def prepare_calibration(
         store, holes, s.level, None, s.passage_tokens, s.max_chunks, s.query_tokens
     )
     plan = Plan(s.level, s.depth, (), holes, built, s.passage_tokens, mark)
-    before = pool_summary(store, s.depth, None, s.level, s.labeller)
+    before = pool_summary(
+        store, PoolSpec(depth=s.depth, level=check_level(s.level), labeller=s.labeller)
+    )
     judge = make_judge(model, **options)
     canaries = canaries_for(store, s, judge, None)
     session = Session(model, why, before, plan, judge, (judge,), None, canaries)

@@ -123,7 +123,7 @@ def canaries_for(
         return None
     inner = getattr(judge, "inner", judge)
     template = getattr(inner, "template", None) or load_template(s.template or DEFAULT_TEMPLATE)
-    qids = pool_queries(store, s.depth, s.runs, s.level, labeller, s.all_queries)
+    qids = pool_queries(store, s.pool_spec(labeller))
     return plan_canaries(
         store,
         template,

@@ -75,7 +75,7 @@ def prepare(store: Store, settings: JudgeSettings) -> Session:
     else:
         model, why = choose_model(s.model or (s.models[0] if s.models else None), s.api_base)
         labeller = s.labeller
-    before = pool_summary(store, s.depth, s.runs, s.level, labeller, s.all_queries)
+    before = pool_summary(store, s.pool_spec(labeller))
     plan = plan_holes(
         store,
         s.depth,

@@ -8,6 +8,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from judgepool.errors import UsageError
+from judgepool.pooling.pool import PoolSpec
+from judgepool.pooling.store.judgments import check_level
 
 _LLM_ONLY = ("api_base", "temperature", "max_tokens", "template", "reasoning_effort")
 
@@ -47,6 +49,16 @@ class JudgeSettings:
     canary_queries: int = 50
     canary_threshold: float = 0.10
     canary_seed: int = 20240611
+
+    def pool_spec(self, labeller: str | None) -> PoolSpec:
+        """The pool these options judge, counting `labeller`'s labels (a jury counts its own)."""
+        return PoolSpec(
+            depth=self.depth,
+            runs=self.runs,
+            level=check_level(self.level),
+            labeller=labeller,
+            all_queries=self.all_queries,
+        )
 
 
 def judge_options(model: str, settings: JudgeSettings) -> dict[str, Any]:

@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from judgepool.defaults import LEVEL
 from judgepool.pooling.store.connection import Store
 from judgepool.pooling.store.labels_by_labeller import paired_grade_rows
 from judgepool.stats.agreement import binary_confusion, confusion, kappa, quadratic_weights
@@ -64,7 +65,7 @@ def _none_if_nan(value: float) -> float | None:
 def agreement_from(
     human: NDArray[np.int64],
     judge: NDArray[np.int64],
-    level: str = "chunk",
+    level: str = LEVEL,
     labeller: str | None = None,
 ) -> Agreement:
     """Agreement statistics of paired grades (pairs with a grade outside 0-3 are excluded)."""
@@ -96,7 +97,7 @@ def agreement_from(
 
 
 def paired_grades(
-    store: Store, level: str = "chunk", labeller: str | None = None
+    store: Store, level: str = LEVEL, labeller: str | None = None
 ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
     """(human grades, judge grades) of the pairs with both an ok human and an ok judge label."""
     found = paired_grade_rows(store, level, labeller)
@@ -106,7 +107,7 @@ def paired_grades(
     )
 
 
-def agreement(store: Store, level: str = "chunk", labeller: str | None = None) -> Agreement:
+def agreement(store: Store, level: str = LEVEL, labeller: str | None = None) -> Agreement:
     """Judge-vs-human agreement at `level` (of labeller `judge` when named, else any judge)."""
     human, judged = paired_grades(store, level, labeller)
     return agreement_from(human, judged, level=level, labeller=labeller)

@@ -23,8 +23,6 @@ from collections.abc import Sequence
 import numpy as np
 from numpy.typing import NDArray
 
-DEFAULT_RESAMPLES = 10_000
-DEFAULT_SEED = 20_240_611
 _BLOCK = 500  # resamples drawn at once: bounds memory to _BLOCK x queries counts
 _BOOTSTRAP, _PERMUTATION = 0, 1
 

@@ -17,12 +17,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import combinations
 
+from judgepool.defaults import GATE, LEVEL, RESAMPLES, SEED, K, Level
 from judgepool.errors import UsageError
-from judgepool.metrics.bootstrap import DEFAULT_SEED
 from judgepool.metrics.compare import Delta, compare
 from judgepool.metrics.evaluate import evaluate
-from judgepool.metrics.gate import DEFAULT_GATE, passes
+from judgepool.metrics.gate import passes
 from judgepool.metrics.measures import Measure, parse_measure
+from judgepool.metrics.spec import CompareSpec
 from judgepool.pooling.store.connection import Store
 from judgepool.pooling.store.judge_runs import canary_checks
 from judgepool.pooling.store.judgments import labellers as all_labellers
@@ -88,13 +89,13 @@ def rank_by_judge(
     runs: Sequence[str] | None = None,
     labellers: Sequence[str] | None = None,
     *,
-    level: str = "chunk",
-    k: int = 10,
+    level: Level = LEVEL,
+    k: int = K,
     measure: str | Measure | None = None,
     baseline: str | None = None,
-    resamples: int = 10_000,
-    seed: int = DEFAULT_SEED,
-    gate: float = DEFAULT_GATE,
+    resamples: int = RESAMPLES,
+    seed: int = SEED,
+    gate: float = GATE,
 ) -> RankingsByJudge:
     """Rank `runs` (default: all) under each of `labellers` (default: every judge at `level`)."""
     chosen = measure if isinstance(measure, Measure) else parse_measure(measure or f"nDCG@{k}")
@@ -112,36 +113,26 @@ def rank_by_judge(
     rankings = []
     order: tuple[str, ...] = ()
     for name in names:
+        # The gate is not applied (force): a run a judge left under it is named in under_gate.
+        spec = CompareSpec(
+            level=level,
+            labeller=name,
+            k=k,
+            measures=(chosen, judged_measure),
+            resamples=resamples,
+            seed=seed,
+            gate=gate,
+            force=True,
+        )
         deltas: tuple[Delta, ...] = ()
         if baseline is not None:
             others = [r for r in (runs or []) if r != baseline]
             if not others:
                 raise UsageError("--baseline needs other runs to compare", "add --run NAME")
-            cmp = compare(
-                store,
-                baseline,
-                others,
-                level=level,
-                labeller=name,
-                k=k,
-                measures=[chosen, judged_measure],
-                resamples=resamples,
-                seed=seed,
-                gate=gate,
-                force=True,
-            )
+            cmp = compare(store, baseline, others, spec)
             ev, deltas = cmp.evaluation, cmp.deltas
         else:
-            ev = evaluate(
-                store,
-                runs or None,
-                level=level,
-                labeller=name,
-                k=k,
-                measures=[chosen, judged_measure],
-                resamples=resamples,
-                seed=seed,
-            )
+            ev = evaluate(store, runs or None, spec)
         order = ev.runs
         means = {r: ev.summaries[r].mean[str(chosen)] for r in ev.runs}
         rankings.append(

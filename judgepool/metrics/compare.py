@@ -21,29 +21,14 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from judgepool.errors import GateRefusedError, UsageError
-from judgepool.metrics.bootstrap import (
-    DEFAULT_RESAMPLES,
-    DEFAULT_SEED,
-    holm,
-    percentile_interval,
-    sign_flip_pvalues,
-)
+from judgepool.metrics.bootstrap import holm, percentile_interval, sign_flip_pvalues
 from judgepool.metrics.evaluate import EvaluationFigures, Interval, evaluate, mask_groups
-from judgepool.metrics.gate import (
-    DEFAULT_GATE,
-    RefusedRun,
-    check_gate,
-    fill_command,
-    refusal,
-    under_gate,
-)
-from judgepool.metrics.measures import Measure
+from judgepool.metrics.gate import RefusedRun, fill_command, refusal, under_gate
+from judgepool.metrics.spec import ALPHA, CompareSpec
 from judgepool.pooling.store.connection import Store
 
 if TYPE_CHECKING:
     from judgepool.metrics.corrected import Trust
-
-ALPHA = 0.05
 
 
 @dataclass(frozen=True)
@@ -162,26 +147,12 @@ def paired_deltas(
 
 
 def compare(
-    store: Store,
-    baseline: str,
-    candidates: Sequence[str],
-    *,
-    level: str = "chunk",
-    labeller: str | None = None,
-    k: int = 10,
-    rel: int = 2,
-    key_rel: int = 3,
-    measures: Sequence[str | Measure] | None = None,
-    resamples: int = DEFAULT_RESAMPLES,
-    seed: int = DEFAULT_SEED,
-    gate: float = DEFAULT_GATE,
-    force: bool = False,
-    alpha: float = ALPHA,
-    top_grade: int | None = None,
-    average: str = "defined",
+    store: Store, baseline: str, candidates: Sequence[str], spec: CompareSpec | None = None
 ) -> ComparisonFigures:
-    """Compare each candidate with the baseline; refused (no deltas) if a run is under the gate."""
-    check_gate(gate)
+    """Compare each candidate with the baseline as `spec` says (metrics/spec.py); refused (no
+    deltas) if a run is under the gate."""
+    spec = spec or CompareSpec()
+    gate, force, alpha = spec.gate, spec.force, spec.alpha
     candidates = tuple(dict.fromkeys(candidates))
     if not candidates:
         raise UsageError("no candidate to compare", "give at least one CANDIDATE run")
@@ -191,20 +162,7 @@ def compare(
             "name it once: as the BASELINE or among the CANDIDATE runs",
         )
     runs = (baseline, *candidates)
-    evaluation = evaluate(
-        store,
-        runs,
-        level=level,
-        labeller=labeller,
-        k=k,
-        rel=rel,
-        key_rel=key_rel,
-        measures=measures,
-        resamples=resamples,
-        seed=seed,
-        top_grade=top_grade,
-        average=average,
-    )
+    evaluation = evaluate(store, runs, spec)
     summaries = evaluation.summaries
     refused = under_gate(
         runs,
@@ -215,7 +173,7 @@ def compare(
         queries=len(evaluation.qids),
     )
     holey = [r.run for r in refused if r.holes]
-    command = fill_command(store, k, holey, level, labeller) if holey else None
+    command = fill_command(store, spec.k, holey, spec.level, spec.labeller) if holey else None
     deltas: tuple[Delta, ...] = ()
     if force or not refused:
         deltas = paired_deltas(evaluation, baseline, candidates, [r.run for r in refused], alpha)

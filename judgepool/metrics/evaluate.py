@@ -29,13 +29,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import NDArray
 
+from judgepool.defaults import AVERAGE, Average
 from judgepool.errors import UsageError
-from judgepool.metrics.bootstrap import (
-    DEFAULT_RESAMPLES,
-    DEFAULT_SEED,
-    bootstrap_means,
-    percentile_interval,
-)
+from judgepool.metrics.bootstrap import bootstrap_means, percentile_interval
 from judgepool.metrics.compute import defined, filled, per_query
 from judgepool.metrics.external import (
     ExternalData,
@@ -47,13 +43,8 @@ from judgepool.metrics.external import (
 )
 from judgepool.metrics.idwarnings import id_warnings
 from judgepool.metrics.load import EvalData, Labels, TopK, load
-from judgepool.metrics.measures import (
-    Measure,
-    check_k,
-    check_rel,
-    default_measures,
-    parse_measure,
-)
+from judgepool.metrics.measures import Measure
+from judgepool.metrics.spec import EvalSpec, check_average
 from judgepool.pooling.pool import exact_judged
 from judgepool.pooling.rankings import run_keys
 from judgepool.pooling.store.connection import Store
@@ -64,16 +55,6 @@ if TYPE_CHECKING:
 
 Interval = tuple[float, float]
 TOP_GRADE = 3  # the judge's highest grade (UMBRELA scale 0-3)
-AVERAGES: tuple[str, ...] = ("defined", "trec_eval")
-
-
-def check_average(average: str) -> str:
-    """`defined` (the queries a measure is defined on) or `trec_eval` (every query, as -c)."""
-    if average not in AVERAGES:
-        raise UsageError(
-            f"unknown way to average {average!r}", f"use --average {'|'.join(AVERAGES)}"
-        )
-    return average
 
 
 @dataclass(frozen=True)
@@ -111,7 +92,7 @@ class EvaluationFigures:
     summaries: dict[str, RunSummary]
     boot: dict[str, NDArray[np.float64]] = field(repr=False)  # measure -> (resamples, runs)
     engines: dict[str, str] = field(default_factory=dict)  # measure -> what computed it
-    average: str = "defined"
+    average: Average = AVERAGE
     defined: dict[str, NDArray[np.bool_]] = field(default_factory=dict)  # queries with a value
     warnings: tuple[str, ...] = ()  # metrics.idwarnings: runs missing most queries, odd ids
     corrected: Trust | None = None  # judge-corrected means (metrics.corrected), judge labels only
@@ -266,19 +247,12 @@ def judged_fractions(top: TopK, k: int) -> list[Fraction]:
 
 
 def evaluate_data(
-    data: EvalData,
-    measures: Sequence[Measure],
-    resamples: int = DEFAULT_RESAMPLES,
-    seed: int = DEFAULT_SEED,
-    top_grade: int | None = None,
-    external: ExternalData | None = None,
-    average: str = "defined",
+    data: EvalData, spec: EvalSpec, external: ExternalData | None = None
 ) -> EvaluationFigures:
     """The evaluation of already loaded data (what `evaluate` does after reading the store);
     `external` holds the labels and rankings for measures computed by ir-measures."""
-    if resamples < 1:
-        raise UsageError(f"resamples={resamples} is not positive", "use e.g. --resamples 10000")
-    check_average(average)
+    measures = spec.chosen()
+    resamples, seed, top_grade, average = spec.resamples, spec.seed, spec.top_grade, spec.average
     grade_max = int(data.labels.grades.max()) if data.labels.grades.size else TOP_GRADE
     top = max(TOP_GRADE, grade_max) if top_grade is None else top_grade
     values, averaged = measure_values(data, measures, external, average)
@@ -342,15 +316,6 @@ def evaluate_data(
     )
 
 
-def chosen_measures(
-    measures: Sequence[str | Measure] | None, k: int, rel: int, key_rel: int
-) -> tuple[Measure, ...]:
-    """The measures asked for (ir-measures strings or Measures), or the four defaults at k."""
-    if not measures:
-        return default_measures(k, rel, key_rel)
-    return tuple(dict.fromkeys(m if isinstance(m, Measure) else parse_measure(m) for m in measures))
-
-
 def load_for(
     store: Store,
     runs: Sequence[str] | None,
@@ -374,34 +339,19 @@ def load_for(
 
 
 def evaluate(
-    store: Store,
-    runs: Sequence[str] | None = None,
-    *,
-    level: str = "chunk",
-    labeller: str | None = None,
-    k: int = 10,
-    rel: int = 2,
-    key_rel: int = 3,
-    measures: Sequence[str | Measure] | None = None,
-    resamples: int = DEFAULT_RESAMPLES,
-    seed: int = DEFAULT_SEED,
-    top_grade: int | None = None,
-    average: str = "defined",
+    store: Store, runs: Sequence[str] | None = None, spec: EvalSpec | None = None
 ) -> EvaluationFigures:
-    """`measures` (ir-measures strings; default nDCG@k, R(rel=key_rel)@k, nR(rel=rel)@k and
-    Judged@k) of `runs` (default: every run), averaged over the queries `average` says (see the
-    module docstring); judged@k and holes at cutoff `k`."""
-    check_k(k)
-    check_rel(rel)
-    check_rel(key_rel)
-    check_average(average)
-    chosen = chosen_measures(measures, k, rel, key_rel)
-    data, external = load_for(store, runs, chosen, level, labeller, k)
-    result = evaluate_data(data, chosen, resamples, seed, top_grade, external, average)
+    """The measures of `spec` (metrics/spec.py) of `runs` (default: every run), averaged over
+    the queries `spec.average` says (see the module docstring); judged@k and holes at cutoff
+    `spec.k`."""
+    spec = spec or EvalSpec()
+    chosen = spec.chosen()
+    data, external = load_for(store, runs, chosen, spec.level, spec.labeller, spec.k)
+    result = evaluate_data(data, spec, external)
     return replace(
         result,
         corrected=_judge_corrected(store, result),
-        fooled=tuple(fooled_judges(store, level, labeller)),
+        fooled=tuple(fooled_judges(store, spec.level, spec.labeller)),
     )
 
 

@@ -19,11 +19,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from judgepool.defaults import GATE, LEVEL, RESAMPLES, SEED, K, Level
 from judgepool.errors import GateRefusedError, JudgepoolError, UnderFloorError, UsageError
-from judgepool.metrics.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
 from judgepool.metrics.evaluate import EvaluationFigures, Interval, evaluate
 from judgepool.metrics.gate import (
-    DEFAULT_GATE,
     RefusedRun,
     check_gate,
     describe,
@@ -32,6 +31,7 @@ from judgepool.metrics.gate import (
     under_gate,
 )
 from judgepool.metrics.measures import parse_measure
+from judgepool.metrics.spec import EvalSpec
 from judgepool.pooling.store import floors as stored
 from judgepool.pooling.store.connection import Store
 from judgepool.pooling.store.floors import Floor, FloorChange, NewFloor
@@ -67,15 +67,15 @@ def _refusal(store: Store, ev: EvaluationFigures, r: RefusedRun, gate: float) ->
 def set_floors(
     store: Store,
     floors: Mapping[str, float | None] | Sequence[str],
-    level: str = "chunk",
     *,
+    level: Level = LEVEL,
     from_run: str | None = None,
     lower: bool = False,
     by: str | None = None,
     note: str | None = None,
     labeller: str | None = None,
-    k: int = 10,
-    gate: float = DEFAULT_GATE,
+    k: int = K,
+    gate: float = GATE,
     force: bool = False,
 ) -> list[FloorChange]:
     """Record floors: `{"nR@10": 0.75}` or `["nR@10=0.75", "R(rel=3)@10"]`; a measure without
@@ -92,9 +92,8 @@ def set_floors(
         )
     new = [NewFloor(m, v) for m, v in wanted if v is not None]
     if missing and from_run is not None:
-        ev = evaluate(
-            store, [from_run], level=level, labeller=labeller, k=k, measures=missing, resamples=1
-        )
+        spec = EvalSpec(level=level, labeller=labeller, k=k, measures=tuple(missing), resamples=1)
+        ev = evaluate(store, [from_run], spec)
         refused = _gate_refused(ev, from_run, gate)
         if refused is not None and not force:
             raise _refusal(store, ev, refused, gate)
@@ -180,14 +179,14 @@ class FloorFigures:
 def check_floors(
     store: Store,
     run: str,
-    level: str = "chunk",
     *,
+    level: Level = LEVEL,
     lower_bound: bool = False,
     labeller: str | None = None,
-    k: int = 10,
-    resamples: int = DEFAULT_RESAMPLES,
-    seed: int = DEFAULT_SEED,
-    gate: float = DEFAULT_GATE,
+    k: int = K,
+    resamples: int = RESAMPLES,
+    seed: int = SEED,
+    gate: float = GATE,
     force: bool = False,
 ) -> FloorFigures:
     """Check `run` against every floor at `level` (refused when there is none)."""
@@ -198,16 +197,15 @@ def check_floors(
             f"no floor is set at the {level} level",
             "set floors first: judgepool floors set MEASURE=VALUE (or --from RUN MEASURE)",
         )
-    ev = evaluate(
-        store,
-        [run],
+    spec = EvalSpec(
         level=level,
         labeller=labeller,
         k=k,
-        measures=[f.measure for f in floors],
+        measures=tuple(f.measure for f in floors),
         resamples=resamples,
         seed=seed,
     )
+    ev = evaluate(store, [run], spec)
     refused = _gate_refused(ev, run, gate)
     command = None
     if refused is not None and refused.holes:

@@ -29,10 +29,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
+from judgepool.defaults import GATE
 from judgepool.errors import GateRefusedError, UsageError
 from judgepool.pooling.store.connection import Store
 
-DEFAULT_GATE = 0.9
 _MAX_DIGITS = 17  # past this a float cannot tell them apart: show the fraction itself
 
 
@@ -82,14 +82,12 @@ def gate_value(threshold: float | Fraction) -> Fraction:
     return Fraction(repr(float(check_gate(threshold))))
 
 
-def passes(judged: Fraction, threshold: float | Fraction = DEFAULT_GATE) -> bool:
+def passes(judged: Fraction, threshold: float | Fraction = GATE) -> bool:
     """THE gate rule: judged@k (exact) at or above the gate (exact). Used by every caller."""
     return judged >= gate_value(threshold)
 
 
-def fmt_judged(
-    judged: Fraction, threshold: float | Fraction = DEFAULT_GATE, digits: int = 3
-) -> str:
+def fmt_judged(judged: Fraction, threshold: float | Fraction = GATE, digits: int = 3) -> str:
     """judged@k for people: `digits` decimals, more when fewer would put it on the wrong side
     of the gate (0.8998 is shown as 0.8998, never 0.900; 0.9 exactly as 0.900)."""
     side = passes(judged, threshold)

@@ -15,6 +15,7 @@ from itertools import combinations
 
 import numpy as np
 
+from judgepool.defaults import LEVEL
 from judgepool.pooling.store.connection import Store
 from judgepool.pooling.store.labels_by_labeller import latest_label_rows
 from judgepool.pooling.store.labels_since import labels_since
@@ -62,7 +63,7 @@ class JudgesAgreement:
 
 
 def agreement_from_grades(
-    grades: dict[str, dict[Pair, int]], level: str = "chunk"
+    grades: dict[str, dict[Pair, int]], level: str = LEVEL
 ) -> JudgesAgreement:
     """The agreement of the judges in `grades` (labeller -> pair -> grade 0-3; others left out)."""
     names = tuple(grades)

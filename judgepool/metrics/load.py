@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import NDArray
 
+from judgepool.defaults import LEVEL, K
 from judgepool.errors import UsageError
 from judgepool.pooling.evaluation_rows import evaluation_rows
 from judgepool.pooling.idcheck import IdCheck
@@ -85,9 +86,9 @@ class EvalData:
 def load(
     store: Store,
     runs: Sequence[str] | None = None,
-    level: str = "chunk",
+    level: str = LEVEL,
     labeller: str | None = None,
-    k: int = 10,
+    k: int = K,
     depth: int | None = None,
     view: str = "effective",
 ) -> EvalData:

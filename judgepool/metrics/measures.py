@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
+from judgepool.defaults import KEY_REL, REL, K
 from judgepool.errors import UsageError
 
 if TYPE_CHECKING:
@@ -216,7 +217,7 @@ def parse_measures(texts: list[str] | tuple[str, ...]) -> tuple[Measure, ...]:
     return tuple(dict.fromkeys(parse_measure(t) for t in texts))
 
 
-def default_measures(k: int = 10, rel: int = 2, key_rel: int = 3) -> tuple[Measure, ...]:
+def default_measures(k: int = K, rel: int = REL, key_rel: int = KEY_REL) -> tuple[Measure, ...]:
     """The four measures every report shows: nDCG, key-doc recall, nR, Judged, at cutoff k."""
     return (
         Measure("nDCG", k),

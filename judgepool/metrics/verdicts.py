@@ -12,13 +12,11 @@ from __future__ import annotations
 
 import shlex
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
+from judgepool.defaults import AVERAGE, BY, GATE, KEY_REL, REL, RESAMPLES, SEED, K
 from judgepool.errors import JudgepoolError, UsageError
-from judgepool.metrics.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
 from judgepool.metrics.compare import ComparisonFigures, Delta, compare
-from judgepool.metrics.evaluate import chosen_measures
-from judgepool.metrics.gate import DEFAULT_GATE
 from judgepool.metrics.groups import Groups, group_comparison
 from judgepool.metrics.measures import Measure, default_measures
 from judgepool.metrics.regression import (
@@ -29,11 +27,10 @@ from judgepool.metrics.regression import (
     rules_error,
     watched,
 )
+from judgepool.metrics.spec import CompareSpec
 from judgepool.pooling.label_origins import LabelSource, top_k_sources
 from judgepool.pooling.store.connection import Store
 from judgepool.pooling.store.query_groups import group_members
-
-BY: tuple[str, ...] = ("group",)
 
 
 @dataclass(frozen=True)
@@ -96,13 +93,13 @@ class CompareReport:
         if ev.labeller is not None:
             parts += ["--judge", ev.labeller]
         parts += _measure_args(ev.measures, ev.k)
-        if ev.average != "defined":
+        if ev.average != AVERAGE:
             parts += ["--average", ev.average]
-        if ev.resamples != DEFAULT_RESAMPLES:
+        if ev.resamples != RESAMPLES:
             parts += ["--resamples", str(ev.resamples)]
-        if ev.seed != DEFAULT_SEED:
+        if ev.seed != SEED:
             parts += ["--seed", str(ev.seed)]
-        if cmp.gate != DEFAULT_GATE:
+        if cmp.gate != GATE:
             parts += ["--gate", f"{cmp.gate:g}"]
         if cmp.force:
             parts.append("--force")
@@ -116,14 +113,14 @@ class CompareReport:
 def _measure_args(measures: Sequence[Measure], k: int) -> list[str]:
     """The options that choose these measures: --k/--rel/--key-rel for the default four."""
     ms = list(measures)
-    cut = [] if k == 10 else ["--k", str(k)]
+    cut = [] if k == K else ["--k", str(k)]
     if [m.kind for m in ms] == ["nDCG", "R", "nR", "Judged"]:
-        key_rel, rel = ms[1].rel or 3, ms[2].rel or 2
+        key_rel, rel = ms[1].rel or KEY_REL, ms[2].rel or REL
         if tuple(ms) == default_measures(k, rel, key_rel):
             return (
                 cut
-                + ([] if rel == 2 else ["--rel", str(rel)])
-                + ([] if key_rel == 3 else ["--key-rel", str(key_rel)])
+                + ([] if rel == REL else ["--rel", str(rel)])
+                + ([] if key_rel == KEY_REL else ["--key-rel", str(key_rel)])
             )
     return cut + [arg for m in ms for arg in ("--measure", str(m))]
 
@@ -164,42 +161,18 @@ def run_compare(
     store: Store,
     baseline: str,
     candidates: Sequence[str],
+    spec: CompareSpec | None = None,
     *,
     fail_on: str | Rule | Sequence[str | Rule] | None = None,
     by: str | None = None,
-    level: str = "chunk",
-    labeller: str | None = None,
-    k: int = 10,
-    rel: int = 2,
-    key_rel: int = 3,
-    measures: Sequence[str | Measure] | None = None,
-    resamples: int = DEFAULT_RESAMPLES,
-    seed: int = DEFAULT_SEED,
-    gate: float = DEFAULT_GATE,
-    force: bool = False,
-    average: str = "defined",
 ) -> CompareReport:
-    """`metrics.compare.compare` and its report: the rules and `by` are checked before anything
-    is computed (a rule on a measure that is not compared is refused)."""
+    """`metrics.compare.compare` as `spec` says, and its report: the rules and `by` are checked
+    before anything is computed (a rule on a measure that is not compared is refused)."""
+    spec = spec or CompareSpec()
     rules = parse_rules(fail_on)
-    chosen = chosen_measures(measures, k, rel, key_rel)
+    chosen = spec.chosen()
     for rule in rules:
         watched(rule, chosen)
     check_by(by, store)
-    cmp = compare(
-        store,
-        baseline,
-        candidates,
-        level=level,
-        labeller=labeller,
-        k=k,
-        rel=rel,
-        key_rel=key_rel,
-        measures=chosen,
-        resamples=resamples,
-        seed=seed,
-        gate=gate,
-        force=force,
-        average=average,
-    )
+    cmp = compare(store, baseline, candidates, replace(spec, measures=chosen))
     return compare_report(store, cmp, rules, by)

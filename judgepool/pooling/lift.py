@@ -72,13 +72,4 @@ def lift_labels(store: Store, rule: str = "max", labeller: str | None = None) ->
     return Lifted(rule, int(labels), int(queries), int(chunks), int(human), int(judged))
 
 
-def describe(lifted: Lifted) -> str:
-    """One line for the terminal."""
-    return (
-        f"lifted {lifted.from_chunks} chunk labels to {lifted.labels} doc-level labels on "
-        f"{lifted.queries} queries (rule {lifted.rule}; {lifted.human} human, "
-        f"{lifted.judged} judge)"
-    )
-
-
-__all__ = ["RULES", "Lifted", "describe", "lift_labels"]
+__all__ = ["RULES", "Lifted", "lift_labels"]

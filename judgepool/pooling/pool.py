@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
+from judgepool.defaults import DEPTH, LEVEL, Level
 from judgepool.errors import UsageError
 from judgepool.pooling.rankings import doc_texts_sql, rankings_sql, run_keys
 from judgepool.pooling.store.connection import Store
@@ -24,6 +25,26 @@ from judgepool.pooling.store.judgments import check_level, labelled_pairs_sql, l
 
 if TYPE_CHECKING:
     import pyarrow as pa
+
+
+@dataclass(frozen=True, kw_only=True)
+class PoolSpec:
+    """Which pool: the top `depth` of `runs` (empty: every run) at `level`, counting human labels
+    and `labeller`'s judge labels (None: any judge's), over the evaluation set or, with
+    `all_queries`, every query of the runs. Checked when made; hashable, so a pool is a key."""
+
+    depth: int = DEPTH
+    runs: tuple[str, ...] = ()
+    level: Level = LEVEL
+    labeller: str | None = None
+    all_queries: bool = False
+
+    def __post_init__(self) -> None:
+        check_depth(self.depth)
+        check_level(self.level)
+        names: Sequence[str] = self.runs
+        # One name, or any sequence of them, is kept as a tuple (a spec is a key: hashable).
+        object.__setattr__(self, "runs", (names,) if isinstance(names, str) else tuple(names))
 
 
 @dataclass(frozen=True)
@@ -89,24 +110,16 @@ def check_depth(depth: int) -> int:
     return depth
 
 
-def _pool_ctes(
-    store: Store,
-    depth: int,
-    runs: Sequence[str] | None,
-    level: str,
-    labeller: str | None,
-    all_queries: bool,
-) -> tuple[dict[str, int], str]:
-    """Check the options; return the chosen runs (name -> run_key) and the pool's CTEs
-    (`ranked`, `scope`, `candidates`, `lab`, `top`) that every pool query starts from."""
-    check_depth(depth)
-    level = check_level(level)
-    keys = run_keys(store, runs)
-    extra = "UNION SELECT DISTINCT qid FROM ranked" if all_queries else ""
+def _pool_ctes(store: Store, spec: PoolSpec) -> tuple[dict[str, int], str]:
+    """The chosen runs (name -> run_key) and the pool's CTEs (`ranked`, `scope`, `candidates`,
+    `lab`, `top`) that every pool query starts from."""
+    level, labeller = spec.level, spec.labeller
+    keys = run_keys(store, spec.runs)
+    extra = "UNION SELECT DISTINCT qid FROM ranked" if spec.all_queries else ""
     return (
         keys,
         f"""
-        WITH ranked AS ({rankings_sql(level, list(keys.values()), depth)}),
+        WITH ranked AS ({rankings_sql(level, list(keys.values()), spec.depth)}),
         scope AS ({labelled_queries_sql(level, labeller)} {extra}),
         candidates AS (SELECT DISTINCT qid, doc_id FROM ranked),
         lab AS ({labelled_pairs_sql(level, labeller, among="candidates")}),
@@ -117,17 +130,11 @@ def _pool_ctes(
     )
 
 
-def pool_summary(
-    store: Store,
-    depth: int = 10,
-    runs: Sequence[str] | None = None,
-    level: str = "chunk",
-    labeller: str | None = None,
-    all_queries: bool = False,
-) -> PoolSummary:
+def pool_summary(store: Store, spec: PoolSpec | None = None) -> PoolSummary:
     """Per run: queries, judged@depth and holes; for the pool: pairs and holes."""
-    level = check_level(level)
-    keys, ctes = _pool_ctes(store, depth, runs, level, labeller, all_queries)
+    spec = spec or PoolSpec()
+    level = spec.level
+    keys, ctes = _pool_ctes(store, spec)
     names = {v: k for k, v in keys.items()}
     with store.read() as con:
         # Per run, how many scope queries show `shown` docs of which `labelled` have a label.
@@ -174,9 +181,9 @@ def pool_summary(
         )
     return PoolSummary(
         level=level,
-        depth=depth,
-        labeller=labeller,
-        all_queries=all_queries,
+        depth=spec.depth,
+        labeller=spec.labeller,
+        all_queries=spec.all_queries,
         runs=stats,
         scope_queries=int(scope),
         queries_without_labels=int(unlabelled),
@@ -187,18 +194,12 @@ def pool_summary(
     )
 
 
-def holes_table(
-    store: Store,
-    depth: int = 10,
-    runs: Sequence[str] | None = None,
-    level: str = "chunk",
-    labeller: str | None = None,
-    all_queries: bool = False,
-) -> pa.Table:
+def holes_table(store: Store, spec: PoolSpec | None = None) -> pa.Table:
     """The holes as an Arrow table (qid, doc_id, best_rank, runs, has_text, has_query_text),
     ordered by qid, best rank, doc id: the columnar form, for listing many holes quickly."""
-    level = check_level(level)
-    _, ctes = _pool_ctes(store, depth, runs, level, labeller, all_queries)
+    spec = spec or PoolSpec()
+    level = spec.level
+    _, ctes = _pool_ctes(store, spec)
     with store.read() as con:
         return con.sql(
             ctes
@@ -217,16 +218,9 @@ def holes_table(
         ).to_arrow_table()
 
 
-def list_holes(
-    store: Store,
-    depth: int = 10,
-    runs: Sequence[str] | None = None,
-    level: str = "chunk",
-    labeller: str | None = None,
-    all_queries: bool = False,
-) -> list[Hole]:
+def list_holes(store: Store, spec: PoolSpec | None = None) -> list[Hole]:
     """The holes of the pool, ordered by qid, then best rank, then doc id."""
-    table = holes_table(store, depth, runs, level, labeller, all_queries)
+    table = holes_table(store, spec)
     columns = [table.column(name).to_pylist() for name in Hole.__dataclass_fields__]
     return [
         Hole(qid, doc_id, best_rank, tuple(names), has_text, has_query_text)
@@ -234,17 +228,10 @@ def list_holes(
     ]
 
 
-def pool_queries(
-    store: Store,
-    depth: int = 10,
-    runs: Sequence[str] | None = None,
-    level: str = "chunk",
-    labeller: str | None = None,
-    all_queries: bool = False,
-) -> list[str]:
+def pool_queries(store: Store, spec: PoolSpec | None = None) -> list[str]:
     """The queries of the pool (in its scope and ranked by a chosen run), sorted: what a judge
     run's canaries are drawn from (the same set before and after its holes are filled)."""
-    _, ctes = _pool_ctes(store, depth, runs, level, labeller, all_queries)
+    _, ctes = _pool_ctes(store, spec or PoolSpec())
     with store.read() as con:
         rows = con.execute(ctes + " SELECT DISTINCT qid FROM top ORDER BY qid").fetchall()
     return [str(r[0]) for r in rows]

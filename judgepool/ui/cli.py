@@ -15,8 +15,8 @@ import sys
 
 import click
 
+from judgepool.api.store import DEFAULT_DB, ENV_DB, Store
 from judgepool.errors import JudgepoolError, host_error
-from judgepool.pooling.store.connection import DEFAULT_DB, ENV_DB, Store
 from judgepool.ui.reporting import debug_enabled, report_error
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}

@@ -61,7 +61,9 @@ def comparison_with_hidden_labels(
     counted; the demo database itself is left as the judge filled it.
     """
     from judgepool.metrics.compare import compare
+    from judgepool.metrics.spec import CompareSpec
     from judgepool.pooling.ingest_labels import ingest_qrels
+    from judgepool.pooling.store.judgments import check_level
 
     with tempfile.TemporaryDirectory(prefix="judgepool-demo-") as folder:
         copy = Path(folder) / "with-hidden-labels.duckdb"
@@ -71,4 +73,4 @@ def comparison_with_hidden_labels(
             shutil.copyfile(wal, Path(f"{copy}.wal"))
         scratch = Store(copy)
         ingest_qrels(scratch, hidden, level=level, labeller="reference-hidden")
-        return compare(scratch, baseline, [candidate], level=level)
+        return compare(scratch, baseline, [candidate], CompareSpec(level=check_level(level)))

@@ -7,25 +7,26 @@ from typing import Any, TypeVar
 
 import click
 
+from judgepool.defaults import DEPTH, LEVEL, LEVELS
+
 F = TypeVar("F", bound=Callable[..., Any])
 
 
 def _default_level(ctx: click.Context, param: click.Parameter, value: str | None) -> str:
-    """No --level given: `pooling.store.judgments.default_level` decides (the level that has
-    labels),
+    """No --level given: `api.inventory.default_level` decides (the level that has labels),
     and a level other than chunk is said on stderr, once."""
     if value is not None:
         return value
+    from judgepool.api.inventory import default_level
+    from judgepool.api.store import Store
     from judgepool.errors import JudgepoolError
-    from judgepool.pooling.store.connection import Store
-    from judgepool.pooling.store.judgments import default_level
 
     store = ctx.find_object(Store)
     try:
-        level = default_level(store) if store is not None else "chunk"
+        level = default_level(store) if store is not None else LEVEL
     except JudgepoolError:  # no usable database: the command itself says what is wrong
-        return "chunk"
-    if level != "chunk":
+        return LEVEL
+    if level != LEVEL:
         click.echo(
             f"note: only {level}-level labels in this database: working at --level {level} "
             "(give --level chunk for the chunk ids)",
@@ -38,7 +39,7 @@ def level_option(func: F) -> F:
     """--level chunk|doc [default: the level that has labels]."""
     return click.option(
         "--level",
-        type=click.Choice(["chunk", "doc"]),
+        type=click.Choice(LEVELS),
         default=None,
         callback=_default_level,
         help="chunk: the ids the runs rank; doc: their parent documents (best chunk per doc) "
@@ -62,7 +63,7 @@ def depth_option(func: F) -> F:
     return click.option(
         "--depth",
         type=click.IntRange(min=1),
-        default=10,
+        default=DEPTH,
         show_default=True,
         help="Pool the top K of each run.",
     )(func)

@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from judgepool.errors import UsageError
 from judgepool.judge.batch.collect import CANCELLED, Collection, collect_one
@@ -25,7 +25,7 @@ from judgepool.judge.batch.send import Clients, orphaned, progress_of, recover
 from judgepool.judge.batch.settings import batch_judge, restored
 from judgepool.judge.batch.submit import Pair, Submission, forecast, plan, send_holes
 from judgepool.judge.batch.wait import WaitBar, wait_for
-from judgepool.pooling.pool import pool_summary
+from judgepool.pooling.pool import PoolSpec, pool_summary
 from judgepool.pooling.store import batches
 from judgepool.pooling.store.connection import Store
 
@@ -150,29 +150,29 @@ async def _collect(
         finally:
             bar.close()
     pools = _pools([r for r in created if r.finished])
-    before = [pool_summary(store, *key) for key in pools]
+    before = [pool_summary(store, key) for key in pools]
     for row in created:
         if row.finished:
             await collect_one(store, clients.of(row), row, result)
         else:
             result.open.append(row)
-    result.judged = [(b, pool_summary(store, *key)) for b, key in zip(before, pools, strict=True)]
+    result.judged = [(b, pool_summary(store, key)) for b, key in zip(before, pools, strict=True)]
     if retry_failed:
         result.retried = await _retry(store, clients, caps, notify)
     return result
 
 
-def _pools(rows: list[batches.BatchRow]) -> list[tuple[Any, ...]]:
+def _pools(rows: list[batches.BatchRow]) -> list[PoolSpec]:
     """The distinct pools (depth, runs, level, labeller, all_queries) `rows` were planned on."""
-    found: list[tuple[Any, ...]] = []
+    found: list[PoolSpec] = []
     for row in rows:
         s = row.settings
-        key = (
-            s.get("depth", 10),
-            tuple(s.get("runs") or ()),
-            s.get("level", "chunk"),
-            s.get("labeller"),
-            bool(s.get("all_queries")),
+        key = PoolSpec(
+            depth=s.get("depth", 10),
+            runs=tuple(s.get("runs") or ()),
+            level=s.get("level", "chunk"),
+            labeller=s.get("labeller"),
+            all_queries=bool(s.get("all_queries")),
         )
         if key not in found:
             found.append(key)

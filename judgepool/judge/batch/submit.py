@@ -117,7 +117,7 @@ def plan(store: Store, settings: JudgeSettings, only: set[Pair] | None = None) -
     model, _ = choose_model(s.model, s.api_base)
     judge = batch_judge(model, s)
     support = batch_support(model)
-    before = pool_summary(store, s.depth, s.runs, s.level, s.labeller, s.all_queries)
+    before = pool_summary(store, s.pool_spec(s.labeller))
     found = plan_holes(
         store,
         s.depth,

@@ -16,8 +16,9 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
+from judgepool.defaults import LEVELS, Level
 from judgepool.errors import UsageError
 from judgepool.pooling.store import claims
 from judgepool.pooling.store.connection import Store, utcnow
@@ -26,8 +27,6 @@ from judgepool.pooling.store.sql import registered
 if TYPE_CHECKING:
     import duckdb
 
-Level = Literal["chunk", "doc"]
-LEVELS: tuple[str, ...] = ("chunk", "doc")
 SOURCES: tuple[str, ...] = ("human", "judge")
 STATUSES: tuple[str, ...] = ("ok", "unparsed", "error", "no_text")
 #: What a label is for: only `label` ones can be effective or exported; `calibration` and `canary`

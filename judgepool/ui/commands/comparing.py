@@ -1,5 +1,5 @@
 """What `eval`, `compare` and `report` print beyond the plain tables: --fail-on, --by group,
---format markdown, and the JSON and CSV that carry them. The figures come from metrics/."""
+--format markdown, and the JSON and CSV that carry them. The figures come from the api."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from judgepool.pooling.store.connection import Store
+from judgepool.defaults import BY
 from judgepool.ui.format import echo_json, echo_table, fmt_float
 
 if TYPE_CHECKING:
@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
 by_option = click.option(
     "--by",
-    type=click.Choice(["group"]),
+    type=click.Choice(BY),
     default=None,
     help="Also break the figures down by query group (see `ingest queries --groups`): per "
     "group its queries, each mean or difference with its interval, a 'too small' marker; "
@@ -44,25 +44,6 @@ def _csv(headers: Sequence[str], rows: Iterable[Sequence[Any]]) -> None:
     writer.writerow(headers)
     for row in rows:
         writer.writerow(["" if cell is None else cell for cell in row])
-
-
-def group_means_of(store: Store, ev: EvaluationFigures, by: str | None) -> Groups | None:
-    """The per-group means `eval --by group` shows (None without --by)."""
-    if by is None:
-        return None
-    from judgepool.metrics.groups import group_means
-    from judgepool.metrics.verdicts import check_by
-
-    return group_means(ev, check_by(by, store))
-
-
-def groups_extra(groups: Groups | None) -> dict[str, Any] | None:
-    """The `groups` key of eval's JSON."""
-    if groups is None:
-        return None
-    from judgepool.reports.ci import groups_json
-
-    return {"groups": groups_json(groups)}
 
 
 def _ci(mean: float | None, ci: tuple[float, float] | None) -> str:

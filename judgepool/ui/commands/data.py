@@ -12,7 +12,8 @@ from typing import Any, TypeVar
 
 import click
 
-from judgepool.pooling.store.connection import Store
+from judgepool.api.store import Store
+from judgepool.defaults import LEVEL, LEVELS, Level
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -63,8 +64,8 @@ def ingest_queries_cmd(
     store: Store, files: tuple[Path, ...], fmt: str | None, groups: Path | None
 ) -> None:
     """Load query texts (topics), and their groups from --groups or a `group` column/key."""
+    from judgepool.api.ingest import ingest_queries
     from judgepool.errors import UsageError
-    from judgepool.pooling.ingest_texts import ingest_queries
 
     if groups is not None and len(files) > 1:
         raise UsageError(
@@ -72,7 +73,7 @@ def ingest_queries_cmd(
             "ingest the files one by one, giving --groups with the one it belongs to",
         )
     for path in files:
-        done = ingest_queries(store, path, fmt, groups)
+        done = ingest_queries(store, path, format=fmt, groups=groups)
         line = f"{path}: {done.rows} queries ({done.replaced} replaced) [{done.format}]"
         if done.groups_from is not None:
             source = "" if done.groups_from == str(path) else f" from {done.groups_from}"
@@ -86,10 +87,10 @@ def ingest_queries_cmd(
 @click.pass_obj
 def ingest_docs_cmd(store: Store, files: tuple[Path, ...], fmt: str | None) -> None:
     """Load passage or chunk texts (with optional title and parent_id)."""
-    from judgepool.pooling.ingest_texts import ingest_docs
+    from judgepool.api.ingest import ingest_docs
 
     for path in files:
-        done = ingest_docs(store, path, fmt)
+        done = ingest_docs(store, path, format=fmt)
         click.echo(
             f"{path}: {done.rows} docs ({done.replaced} replaced, {done.without_text} without "
             f"text, {done.with_parent} with a parent_id) [{done.format}]"
@@ -100,8 +101,8 @@ def ingest_docs_cmd(store: Store, files: tuple[Path, ...], fmt: str | None) -> N
 @_FILES
 @click.option(
     "--level",
-    type=click.Choice(["chunk", "doc"]),
-    default="chunk",
+    type=click.Choice(LEVELS),
+    default=LEVEL,
     show_default=True,
     help="chunk: labels of the ids the runs rank; doc: labels of their parent documents.",
 )
@@ -109,13 +110,13 @@ def ingest_docs_cmd(store: Store, files: tuple[Path, ...], fmt: str | None) -> N
 @_format_option(("trec", "jsonl"))
 @click.pass_obj
 def ingest_qrels_cmd(
-    store: Store, files: tuple[Path, ...], level: str, labeller: str | None, fmt: str | None
+    store: Store, files: tuple[Path, ...], level: Level, labeller: str | None, fmt: str | None
 ) -> None:
     """Load human labels (integer grades kept as given; any outside 0-3 are reported)."""
-    from judgepool.pooling.ingest_labels import ingest_qrels
+    from judgepool.api.ingest import ingest_qrels
 
     for path in files:
-        done = ingest_qrels(store, path, level=level, labeller=labeller, fmt=fmt)
+        done = ingest_qrels(store, path, level=level, labeller=labeller, format=fmt)
         click.echo(
             f"{path}: {done.labels} {done.level}-level labels on {done.queries} queries by "
             f"{done.labeller!r} ({done.added - done.changed} new, {done.changed} changed, "
@@ -143,9 +144,9 @@ def ingest_run_cmd(
     All the files are read and checked before any is written; two that would get the same
     name are refused.
     """
-    from judgepool.pooling.ingest_runs import ingest_runs
+    from judgepool.api.ingest import ingest_runs
 
-    for done in ingest_runs(store, files, name=name, fmt=fmt):
+    for done in ingest_runs(store, files, name=name, format=fmt):
         path = done.path
         verb = "replaced" if done.replaced else "added"
         click.echo(

@@ -4,12 +4,17 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
-from judgepool.pooling.store.connection import Store
+from judgepool.api.store import Store
+from judgepool.defaults import Level
 from judgepool.ui.format import note
 from judgepool.ui.options import judge_option, level_option
+
+if TYPE_CHECKING:
+    from judgepool.api.export import ExportFormat, ExportSource
 
 
 @click.group("export")
@@ -46,21 +51,26 @@ def export() -> None:
 )
 @click.pass_obj
 def qrels(
-    store: Store, source: str, level: str, labeller: str | None, fmt: str, output: Path | None
+    store: Store,
+    source: ExportSource,
+    level: Level,
+    labeller: str | None,
+    fmt: ExportFormat,
+    output: Path | None,
 ) -> None:
     """Export one label per (query, doc) pair, ordered by qid then doc_id.
 
     The dashboard's Export page downloads exactly these bytes.
     """
-    from judgepool.pooling.export import export_file, export_labels, nothing_to_export
+    from judgepool.api.export import export_qrels, qrels_bytes
 
     if output is not None:
-        _, count = export_file(store, output, level, source, labeller, fmt)
-        note(f"{output}: {count} {source} {level}-level labels [{fmt}]")
+        done = export_qrels(
+            store, output, level=level, source=source, labeller=labeller, format=fmt
+        )
+        note(f"{output}: {done.labels} {source} {level}-level labels [{fmt}]")
         return
-    payload = export_labels(store, level=level, source=source, labeller=labeller, fmt=fmt)
-    if not payload:
-        raise nothing_to_export(store, level, source, labeller)
+    payload = qrels_bytes(store, level=level, source=source, labeller=labeller, format=fmt)
     sys.stdout.flush()
     sys.stdout.buffer.write(payload)
     sys.stdout.buffer.flush()

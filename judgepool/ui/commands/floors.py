@@ -1,14 +1,15 @@
 """`judgepool floors set | check | list`: floors under measures' means, a CI check (exit 5).
 
-The floors live in the database (pooling/store/floors.py: every setting with who and when; a floor
-only rises unless --lower); metrics/floors.py takes a floor from a run's mean and checks a run.
+The floors live in the database (every setting with who and when; a floor only rises unless
+--lower); the services in api/floors.py take a floor from a run's mean and check a run.
 """
 
 from __future__ import annotations
 
 import click
 
-from judgepool.pooling.store.connection import Store
+from judgepool.api.store import Store
+from judgepool.defaults import GATE, LEVELS, RESAMPLES, SEED, K, Level
 from judgepool.ui.format import echo_json, echo_table, fmt_float
 from judgepool.ui.options import judge_option, level_option
 
@@ -16,14 +17,14 @@ _K = click.option(
     "--k",
     "k",
     type=click.IntRange(min=1),
-    default=10,
+    default=K,
     show_default=True,
     help="The cutoff of judged@K, which the gate decides on.",
 )
 _GATE = click.option(
     "--gate",
     type=click.FloatRange(0.0, 1.0),
-    default=0.9,
+    default=GATE,
     show_default=True,
     help="Refuse a run whose judged@K is under this share.",
 )
@@ -75,7 +76,7 @@ def set_command(
     lower: bool,
     by: str | None,
     note: str | None,
-    level: str,
+    level: Level,
     labeller: str | None,
     k: int,
     gate: float,
@@ -87,12 +88,12 @@ def set_command(
     unless --lower is given. Every setting is kept with who set it and when (floors list
     --history).
     """
-    from judgepool.metrics.floors import set_floors
+    from judgepool.api.floors import set_floors
 
     changes = set_floors(
         store,
         list(specs),
-        level,
+        level=level,
         from_run=from_run,
         lower=lower,
         by=by,
@@ -113,7 +114,7 @@ def set_command(
 @floors.command("list")
 @click.option(
     "--level",
-    type=click.Choice(["chunk", "doc"]),
+    type=click.Choice(LEVELS),
     default=None,
     help="Only this level's floors [default: every level].",
 )
@@ -122,11 +123,11 @@ def set_command(
     "--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True
 )
 @click.pass_obj
-def list_command(store: Store, level: str | None, history: bool, fmt: str) -> None:
+def list_command(store: Store, level: Level | None, history: bool, fmt: str) -> None:
     """The floors in force (the latest setting of each level and measure)."""
-    from judgepool.pooling.store.floors import current_floors, floor_history
+    from judgepool.api.floors import floors as list_floors
 
-    found = floor_history(store, level) if history else current_floors(store, level)
+    found = list_floors(store, level=level, history=history)
     if fmt == "json":
         echo_json([vars(f) for f in found])
         return
@@ -170,8 +171,8 @@ def list_command(store: Store, level: str | None, history: bool, fmt: str) -> No
     is_flag=True,
     help="Show the figures of a run under the gate (marked UNRELIABLE; still exit 3).",
 )
-@click.option("--resamples", type=click.IntRange(min=1), default=10_000, show_default=True)
-@click.option("--seed", type=int, default=None, help="Seed of the bootstrap.")
+@click.option("--resamples", type=click.IntRange(min=1), default=RESAMPLES, show_default=True)
+@click.option("--seed", type=int, default=SEED, show_default=True, help="Seed of the bootstrap.")
 @click.option(
     "--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True
 )
@@ -180,32 +181,31 @@ def check_command(
     store: Store,
     run: str,
     lower_bound: bool,
-    level: str,
+    level: Level,
     labeller: str | None,
     k: int,
     gate: float,
     force: bool,
     resamples: int,
-    seed: int | None,
+    seed: int,
     fmt: str,
 ) -> None:
     """Check RUN against every floor of the level: exit 5 when it is under one, 3 when it is
     under the judged@K gate, 0 when it clears every floor."""
-    from judgepool.metrics.bootstrap import DEFAULT_SEED
-    from judgepool.metrics.floors import check_floors
+    from judgepool.api.floors import check_floors
 
     done = check_floors(
         store,
         run,
-        level,
+        level=level,
         lower_bound=lower_bound,
         labeller=labeller,
         k=k,
-        resamples=resamples,
-        seed=DEFAULT_SEED if seed is None else seed,
         gate=gate,
         force=force,
-    )
+        resamples=resamples,
+        seed=seed,
+    ).result
     if fmt == "json":
         echo_json(
             {

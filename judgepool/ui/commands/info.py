@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from judgepool.pooling.store.connection import Store
+from judgepool.api.store import Store
 from judgepool.ui.format import echo_json, echo_table, echo_tsv
 
 _FORMAT = click.option(
@@ -21,7 +21,7 @@ _FORMAT = click.option(
 @click.pass_obj
 def runs(store: Store, fmt: str) -> None:
     """List the runs: rows, queries, format and the file each came from."""
-    from judgepool.pooling.store.inventory import list_runs
+    from judgepool.api.inventory import runs as list_runs
 
     found = list_runs(store)
     headers = ("run", "rows", "queries", "format", "ingested_at", "source_file")
@@ -39,7 +39,7 @@ def runs(store: Store, fmt: str) -> None:
 @click.pass_obj
 def queries(store: Store, fmt: str) -> None:
     """List the queries: text, how many runs rank them, human and judge labels."""
-    from judgepool.pooling.store.inventory import list_queries
+    from judgepool.api.inventory import queries as list_queries
 
     found = list_queries(store)
     headers = ("qid", "runs", "human_labels", "judge_labels", "text")
@@ -64,7 +64,7 @@ def status(store: Store, fmt: str) -> None:
 
     `labels` counts the labels that can count; `canary` and `calibration` the checks of a judge
     (planted pairs, re-judged human-labelled pairs), which never count as labels."""
-    from judgepool.pooling.store.inventory import status_counts
+    from judgepool.api.inventory import status as status_counts
 
     counts = status_counts(store)
     if fmt == "json":

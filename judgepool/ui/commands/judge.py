@@ -257,6 +257,6 @@ def judge(
     print_summary(stats)
     print_jury(store, result, level)
     print_canaries(result)
-    after = pool_summary(store, depth, runs, level, labeller, all_queries)
+    after = pool_summary(store, settings.pool_spec(labeller))
     print_judged(before, after)
     finish(stats, settings)

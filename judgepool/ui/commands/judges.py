@@ -1,7 +1,7 @@
 """`judgepool judges ...`: judges against judges. `rank` ranks the runs under each judge (does the
 verdict depend on the judge?), `agreement` measures how much judges agree on the pairs they both
-labelled. The numbers come from metrics/by_judge.py and metrics/judges.py; `compare --by-judge`
-prints the same ranking for the compared runs.
+labelled. The numbers come from api/judges.py; `compare --by-judge` prints the same ranking for
+the compared runs.
 """
 
 from __future__ import annotations
@@ -10,12 +10,13 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from judgepool.pooling.store.connection import Store
+from judgepool.api.store import Store
+from judgepool.defaults import GATE, RESAMPLES, SEED, K, Level
 from judgepool.ui.format import echo_json, echo_table, fmt_float
 from judgepool.ui.options import level_option, runs_option
 
 if TYPE_CHECKING:
-    from judgepool.metrics.by_judge import RankingsByJudge
+    from judgepool.api.judges import RankingsByJudge
 
 
 def by_judge_json(found: RankingsByJudge) -> dict[str, Any]:
@@ -132,10 +133,10 @@ def judges() -> None:
     metavar="RUN",
     help="Also compare the other runs with this one under each judge.",
 )
-@click.option("--k", "k", type=click.IntRange(min=1), default=10, show_default=True)
-@click.option("--gate", type=click.FloatRange(0.0, 1.0), default=0.9, show_default=True)
-@click.option("--resamples", type=click.IntRange(min=1), default=10_000, show_default=True)
-@click.option("--seed", type=int, default=None)
+@click.option("--k", "k", type=click.IntRange(min=1), default=K, show_default=True)
+@click.option("--gate", type=click.FloatRange(0.0, 1.0), default=GATE, show_default=True)
+@click.option("--resamples", type=click.IntRange(min=1), default=RESAMPLES, show_default=True)
+@click.option("--seed", type=int, default=SEED, show_default=True)
 @click.option(
     "--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True
 )
@@ -143,14 +144,14 @@ def judges() -> None:
 def rank(
     store: Store,
     runs: tuple[str, ...],
-    level: str,
+    level: Level,
     labellers: tuple[str, ...],
     measure: str | None,
     baseline: str | None,
     k: int,
     gate: float,
     resamples: int,
-    seed: int | None,
+    seed: int,
     fmt: str,
 ) -> None:
     """Rank the runs under each judge, with Kendall's tau between the judges' rankings.
@@ -161,22 +162,18 @@ def rank(
       judgepool judges rank --run bm25 --run splade --baseline bm25
       judgepool judges rank --judge openai/gpt-4o-mini@relevance-v1 --judge offline:...
     """
-    from judgepool.metrics.bootstrap import DEFAULT_SEED
-    from judgepool.metrics.by_judge import rank_by_judge
+    from judgepool.api.judges import rank_by_judge
 
-    chosen = list(runs)
-    if baseline is not None and chosen and baseline not in chosen:
-        chosen.insert(0, baseline)
     found = rank_by_judge(
         store,
-        chosen or None,
-        list(labellers) or None,
+        runs,
+        judges=labellers,
         level=level,
         k=k,
         measure=measure,
         baseline=baseline,
         resamples=resamples,
-        seed=DEFAULT_SEED if seed is None else seed,
+        seed=seed,
         gate=gate,
     )
     if fmt == "json":
@@ -195,22 +192,15 @@ def rank(
     help="A judge to include (repeat) [default: every judge at the level].",
 )
 @click.pass_obj
-def agreement(store: Store, level: str, labellers: tuple[str, ...]) -> None:
+def agreement(store: Store, level: Level, labellers: tuple[str, ...]) -> None:
     """Agreement between judges on the pairs they both labelled: Cohen's kappa for every two,
     Krippendorff's alpha over all, and the confusion matrices."""
-    from judgepool.errors import UsageError
-    from judgepool.metrics.by_judge import judge_labellers
-    from judgepool.metrics.judges import judges_agreement
+    from judgepool.api.judges import judges_agreement
 
-    names = list(labellers) or judge_labellers(store, level)
-    if len(names) < 2:
-        raise UsageError(
-            f"{len(names)} judge(s) at the {level} level: agreement needs two",
-            "label with another judge first, or name two with --judge",
-        )
-    found = judges_agreement(store, level, names)
+    found = judges_agreement(store, level=level, judges=labellers)
     click.echo(
-        f"{len(names)} judges, {found.units} pairs labelled by at least two ({level} level): "
+        f"{len(found.labellers)} judges, {found.units} pairs labelled by at least two "
+        f"({level} level): "
         f"Krippendorff's alpha (ordinal) {fmt_float(found.alpha_ordinal)}, (nominal) "
         f"{fmt_float(found.alpha_nominal)}"
     )

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Literal
+
 import click
 
-from judgepool.pooling.store.connection import Store
+from judgepool.api.store import Store
 from judgepool.ui.options import judge_option
+
+if TYPE_CHECKING:
+    from judgepool.api.lift import LiftRule
 
 
 @click.group("labels")
@@ -30,8 +35,12 @@ def labels() -> None:
 )
 @judge_option
 @click.pass_obj
-def lift(store: Store, to_level: str, rule: str, labeller: str | None) -> None:
+def lift(store: Store, to_level: Literal["doc"], rule: LiftRule, labeller: str | None) -> None:
     """Write doc-level labels from the effective chunk-level labels, with provenance."""
-    from judgepool.pooling.lift import describe, lift_labels
+    from judgepool.api.lift import lift_labels
 
-    click.echo(describe(lift_labels(store, rule=rule, labeller=labeller)))
+    done = lift_labels(store, to=to_level, rule=rule, labeller=labeller)
+    click.echo(
+        f"lifted {done.from_chunks} chunk labels to {done.labels} doc-level labels on "
+        f"{done.queries} queries (rule {done.rule}; {done.human} human, {done.judged} judge)"
+    )

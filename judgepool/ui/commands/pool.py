@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import click
 
+from judgepool.api.store import Store
+from judgepool.defaults import Level
 from judgepool.errors import UsageError
 from judgepool.metrics.gate import fmt_judged, judge_command
-from judgepool.pooling.store.connection import Store
 from judgepool.ui.format import echo_jsonl, echo_table, echo_tsv, note
 from judgepool.ui.options import (
     all_queries_option,
@@ -36,7 +37,7 @@ def pool(
     store: Store,
     depth: int,
     runs: tuple[str, ...],
-    level: str,
+    level: Level,
     labeller: str | None,
     all_queries: bool,
     as_list: bool,
@@ -47,10 +48,11 @@ def pool(
     A hole is a pooled (query, doc) pair with no effective label. Only queries with at least
     one label are pooled (the evaluation set), unless --all-queries is given.
     """
-    from judgepool.pooling.pool import list_holes, pool_summary
+    from judgepool.api.pool import PoolSpec, holes, summary
 
+    spec = PoolSpec(depth=depth, runs=runs, level=level, labeller=labeller, all_queries=all_queries)
     if as_list:
-        holes = list_holes(store, depth, runs, level, labeller, all_queries)
+        found = holes(store, spec)
         if fmt == "jsonl":
             echo_jsonl(
                 {
@@ -62,7 +64,7 @@ def pool(
                     "has_text": h.has_text,
                     "has_query_text": h.has_query_text,
                 }
-                for h in holes
+                for h in found
             )
         else:
             rows = (
@@ -74,25 +76,25 @@ def pool(
                     int(h.has_text),
                     int(h.has_query_text),
                 )
-                for h in holes
+                for h in found
             )
             headers = ("qid", "doc_id", "best_rank", "runs", "has_text", "has_query_text")
             if fmt == "table":
                 echo_table(headers, rows, right=(2,))
             else:
                 echo_tsv(headers, rows)
-        note(f"{len(holes)} holes at depth {depth} ({level} level)")
+        note(f"{len(found)} holes at depth {depth} ({level} level)")
         return
     if fmt not in (None, "table"):
         raise UsageError(
             f"--format {fmt} applies to --list (the holes), not to the summary",
             f"add --list, or leave out --format {fmt}",
         )
-    summary = pool_summary(store, depth, runs, level, labeller, all_queries)
+    pooled = summary(store, spec)
     scope = "every query of the runs" if all_queries else "queries with at least one label"
     click.echo(
-        f"pool of {len(summary.runs)} run(s) at depth {depth}, {level} level: "
-        f"{summary.scope_queries} queries ({scope})"
+        f"pool of {len(pooled.runs)} run(s) at depth {depth}, {level} level: "
+        f"{pooled.scope_queries} queries ({scope})"
     )
     echo_table(
         ("run", "queries", "missing", f"judged@{depth}", "holes"),
@@ -104,20 +106,20 @@ def pool(
                 fmt_judged(r.judged_exact),
                 r.holes,
             )
-            for r in summary.runs
+            for r in pooled.runs
         ),
         right=(1, 2, 3, 4),
     )
     click.echo(
-        f"pool: {summary.pairs} pairs, {summary.holes} holes "
-        f"({summary.holes_without_text} without passage text, "
-        f"{summary.holes_without_query_text} without query text)"
+        f"pool: {pooled.pairs} pairs, {pooled.holes} holes "
+        f"({pooled.holes_without_text} without passage text, "
+        f"{pooled.holes_without_query_text} without query text)"
     )
-    if summary.queries_without_labels and not all_queries:
+    if pooled.queries_without_labels and not all_queries:
         click.echo(
-            f"{summary.queries_without_labels} queries of these runs have no label at the {level} "
+            f"{pooled.queries_without_labels} queries of these runs have no label at the {level} "
             "level and are not pooled; add --all-queries to pool them too"
         )
-    if summary.holes:
+    if pooled.holes:
         command = judge_command(store, depth, runs, level, all_queries, labeller=labeller)
         click.echo(f"fill the holes with: {command} --model MODEL")

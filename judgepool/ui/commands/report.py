@@ -1,20 +1,20 @@
 """`judgepool report BASELINE CANDIDATE... --html OUT.html [--markdown OUT.md]`: the comparison
 as files a CI job keeps (judgepool/reports/html.py, judgepool/reports/markdown.py).
 
-It takes compare's options and computes the same comparison; the files are written (atomically,
-never over the database, a DuckDB file, a folder or a link: pooling/io/outfile.py) whatever the
+It takes compare's options and computes the same comparison (api/report.py); the files are
+written (atomically, never over the database, a DuckDB file, a folder or a link) whatever the
 verdict, a refusal included, then it exits as `compare` would: 3 refused by the gate, 4 a
 --fail-on rule broken, 0 otherwise.
 """
 
 from __future__ import annotations
 
-import shlex
 from pathlib import Path
 
 import click
 
-from judgepool.pooling.store.connection import Store
+from judgepool.api.store import Store
+from judgepool.defaults import Average, Level
 from judgepool.ui.commands.comparing import by_option, fail_on_option
 from judgepool.ui.commands.evaluate import force_option, gate_option, measure_options
 from judgepool.ui.format import note
@@ -57,15 +57,15 @@ def report(
     candidates: tuple[str, ...],
     html: Path | None,
     markdown: Path | None,
-    level: str,
+    level: Level,
     labeller: str | None,
     k: int,
     rel: int,
     key_rel: int,
     measures: tuple[str, ...],
     resamples: int,
-    seed: int | None,
-    average: str,
+    seed: int,
+    average: Average,
     gate: float,
     force: bool,
     fail_on: tuple[str, ...],
@@ -77,59 +77,28 @@ def report(
     runs' means and one of the per-query differences per candidate and measure. Exit codes as
     compare's, after the files are written.
     """
-    from judgepool.errors import UsageError
-    from judgepool.metrics.bootstrap import DEFAULT_SEED
-    from judgepool.metrics.verdicts import run_compare
-    from judgepool.pooling.io.outfile import check_target, write_atomic
+    from judgepool.api.compare import CompareSpec
+    from judgepool.api.report import write_report
 
-    if html is None and markdown is None:
-        raise UsageError("nothing to write", "give --html OUT.html and/or --markdown OUT.md")
-    if html is not None and markdown is not None and html.resolve() == markdown.resolve():
-        raise UsageError(f"--html and --markdown both name {html}", "give them two files")
-    stdout_form = shlex.join(
-        ["judgepool", "compare", baseline, *candidates, "--format", "markdown"]
-    )
-    targets = [(html, "--html", "report.html"), (markdown, "--markdown", "report.md")]
-    for path, what, example in targets:  # refused before anything is computed
-        if path is not None:
-            check_target(path, [store.path], what, stdout_form, example)
-    found = run_compare(
-        store,
-        baseline,
-        candidates,
-        fail_on=fail_on,
-        by=by,
+    spec = CompareSpec(
         level=level,
         labeller=labeller,
         k=k,
         rel=rel,
         key_rel=key_rel,
-        measures=measures or None,
+        measures=measures,
         resamples=resamples,
-        seed=DEFAULT_SEED if seed is None else seed,
+        seed=seed,
+        average=average,
         gate=gate,
         force=force,
-        average=average,
     )
-    words = "; ".join(f"{v.candidate} {v.word}" for v in found.verdicts)
-    if html is not None:
-        from judgepool.reports.html import to_html
-
-        text = to_html(found, html.name)
-        write_atomic(html, text.encode("utf-8"), [store.path], stdout_form, "--html", "report.html")
-        note(f"{html}: HTML report written ({words})")
-    if markdown is not None:
-        from judgepool.reports.markdown import to_markdown
-
-        write_atomic(
-            markdown,
-            to_markdown(found).encode("utf-8"),
-            [store.path],
-            stdout_form,
-            "--markdown",
-            "report.md",
-        )
-        note(f"{markdown}: markdown report written ({words})")
-    error = found.error()
-    if error is not None:
-        raise error
+    done = write_report(
+        store, baseline, candidates, spec, html=html, markdown=markdown, fail_on=fail_on, by=by
+    )
+    words = "; ".join(f"{v.candidate} {v.word}" for v in done.comparison.report.verdicts)
+    if done.html is not None:
+        note(f"{done.html}: HTML report written ({words})")
+    if done.markdown is not None:
+        note(f"{done.markdown}: markdown report written ({words})")
+    done.comparison.raise_for_rules()

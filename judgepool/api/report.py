@@ -1,0 +1,71 @@
+"""The report verb: a comparison written as a self-contained HTML file and/or a markdown file
+(judgepool/reports/html.py, markdown.py), files a CI job keeps.
+
+The targets are checked before anything is computed, and each file is written atomically, never
+over the database, a DuckDB file, a folder or a link (pooling/io/outfile.py). The files are
+written whatever the verdict, a refusal by the gate included: the result's comparison says it
+(`exit_code`, `raise_for_rules()`).
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from judgepool.api.compare import compare
+from judgepool.api.results import Comparison
+from judgepool.api.store import Store
+from judgepool.errors import UsageError
+from judgepool.metrics.regression import Rule
+from judgepool.metrics.spec import CompareSpec
+from judgepool.pooling.io.outfile import check_target, write_atomic
+
+__all__ = ["ReportFiles", "write_report"]
+
+
+@dataclass(frozen=True)
+class ReportFiles:
+    """The comparison a report shows and the files it was written to."""
+
+    comparison: Comparison
+    html: Path | None
+    markdown: Path | None
+
+
+def write_report(
+    store: Store,
+    baseline: str,
+    candidates: Sequence[str],
+    spec: CompareSpec | None = None,
+    *,
+    html: str | os.PathLike[str] | None = None,
+    markdown: str | os.PathLike[str] | None = None,
+    fail_on: str | Rule | Sequence[str | Rule] | None = None,
+    by: str | None = None,
+) -> ReportFiles:
+    """Compare `candidates` with `baseline` as `compare` does and write the report to `html`
+    and/or `markdown`."""
+    if html is None and markdown is None:
+        raise UsageError("nothing to write", "give --html OUT.html and/or --markdown OUT.md")
+    html_path = None if html is None else Path(html)
+    md_path = None if markdown is None else Path(markdown)
+    if html_path is not None and md_path is not None and html_path.resolve() == md_path.resolve():
+        raise UsageError(f"--html and --markdown both name {html}", "give them two files")
+    stdout_form = shlex.join(
+        ["judgepool", "compare", baseline, *candidates, "--format", "markdown"]
+    )
+    targets = [(html_path, "--html", "report.html"), (md_path, "--markdown", "report.md")]
+    for path, what, example in targets:  # refused before anything is computed
+        if path is not None:
+            check_target(path, [store.path], what, stdout_form, example)
+    found = compare(store, baseline, candidates, spec, fail_on=fail_on, by=by, refuse=False)
+    if html_path is not None:
+        text = found.to_html(html_path.name).encode("utf-8")
+        write_atomic(html_path, text, [store.path], stdout_form, "--html", "report.html")
+    if md_path is not None:
+        text = found.to_markdown().encode("utf-8")
+        write_atomic(md_path, text, [store.path], stdout_form, "--markdown", "report.md")
+    return ReportFiles(found, html_path, md_path)
