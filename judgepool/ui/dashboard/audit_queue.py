@@ -22,7 +22,7 @@ from judgepool.ui.dashboard import trust_data
 from judgepool.ui.dashboard.view import View, md
 
 if TYPE_CHECKING:
-    from judgepool.api.trust import ListedPair
+    from judgepool.api.audit import ListedPair
     from judgepool.ui.dashboard.data import Version
 
 GRADE_NAMES = {0: "irrelevant", 1: "related", 2: "highly relevant", 3: "perfectly relevant"}

@@ -8,10 +8,15 @@ the toggle is on (a model makes litellm load).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, cast
+
 import streamlit as st
 
 from judgepool.errors import JudgepoolError
 from judgepool.ui.dashboard.view import View, md, show_error
+
+if TYPE_CHECKING:
+    from judgepool.defaults import Level
 
 
 def show_prompt(view: View, qid: str, doc_id: str) -> None:
@@ -30,7 +35,7 @@ def show_prompt(view: View, qid: str, doc_id: str) -> None:
     ).strip()
     try:
         found = jp.open(view.db).render_prompt(
-            qid, doc_id, view.level, model=model or None, template=template
+            qid, doc_id, cast("Level", view.level), model=model or None, template=template
         )
     except JudgepoolError as err:
         show_error(err)

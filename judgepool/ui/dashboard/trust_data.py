@@ -3,14 +3,15 @@ by the database's version as in ui/dashboard/data.py, and the two writes the que
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import streamlit as st
 
 from judgepool.pooling.store.connection import Store
 
 if TYPE_CHECKING:
-    from judgepool.api.trust import AuditStatus, ListedPair
+    from judgepool.api.audit import AuditStatus, ListedPair
+    from judgepool.defaults import Level
     from judgepool.pooling.audit.calibration_pairs import CalibrationRun
     from judgepool.pooling.audit.grades import AuditLabel
     from judgepool.pooling.audit.samples import AuditSample
@@ -28,17 +29,17 @@ def sample(db: str, version: Version, level: str) -> AuditSample | None:
 @st.cache_data(show_spinner=False, max_entries=64)
 def queue(db: str, version: Version, level: str) -> list[ListedPair]:
     """Every judge-labelled pair of the sample's queries in its pool, with texts, in order."""
-    from judgepool.api.trust import audit_listing
+    from judgepool.api.audit import pairs
 
-    return audit_listing(Store(db), level, everything=True)
+    return pairs(Store(db), level=cast("Level", level), everything=True)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
 def status(db: str, version: Version, level: str) -> AuditStatus:
     """Queries audited, pairs labelled / left."""
-    from judgepool.api.trust import audit_status
+    from judgepool.api.audit import status
 
-    return audit_status(Store(db), level)
+    return status(Store(db), level=cast("Level", level))
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
@@ -67,6 +68,7 @@ def undo(db: str, label: AuditLabel) -> None:
 
 def draw(db: str, queries: int, seed: int, depth: int, level: str, labeller: str | None) -> str:
     """Draw (or resize) the audit sample; returns what happened."""
-    from judgepool.api.trust import draw_audit
+    from judgepool.api.audit import sample
 
-    return draw_audit(Store(db), queries, seed, depth, (), level, labeller).note
+    chosen = cast("Level", level)
+    return sample(Store(db), queries, seed=seed, depth=depth, level=chosen, labeller=labeller).note
