@@ -88,10 +88,6 @@ class JudgeForecast:
     checks: tuple[tuple[str, Forecast, Forecast | None], ...] = ()
     max_tokens: int | None = None
 
-    @property
-    def holes(self) -> int:
-        return self.start.holes
-
 
 def _pool(store: Store, summary: PoolSummary, options: JudgeOptions) -> Pool:
     """The pool a summary was read from, with its holes."""
