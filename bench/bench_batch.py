@@ -153,7 +153,7 @@ def main() -> None:
 
     from judgepool.judge.batch import session
     from judgepool.judge.llm import load_litellm
-    from judgepool.judge.session import JudgeSettings
+    from judgepool.judge.options import JudgeOptions
     from judgepool.judge.tokens import count_tokens
     from judgepool.pooling.store.connection import Store
 
@@ -162,7 +162,7 @@ def main() -> None:
     store = Store(db)
     baseline_mb = peak_mb()
     server, port = start_server()
-    settings = JudgeSettings(
+    settings = JudgeOptions(
         model="openai/gpt-4o-mini",
         api_base=f"http://127.0.0.1:{port}/v1",
         depth=10,

@@ -121,10 +121,10 @@ def label_counts(db: Path) -> tuple[int, int, int]:
 
 def run_judge(db: Path, port: int, concurrency: int) -> tuple[Any, float, float]:
     """Plan and label every hole; returns (stats, planning seconds, labelling seconds)."""
-    from judgepool.judge.backfill import backfill, plan_holes
     from judgepool.judge.cache import JudgeCache
     from judgepool.judge.llm import LLMJudge, LLMSettings
     from judgepool.judge.loop import LoopOptions
+    from judgepool.judge.run.plan import backfill, plan_holes
     from judgepool.pooling.store.connection import Store
 
     store = Store(db)

@@ -135,11 +135,11 @@ def fill_holes(
     """Label the holes of the depth-`depth` pool of `runs` (every run when empty; the first
     `limit` holes only, when given) with the real loop; returns the loop's stats and the judge's
     description."""
-    from judgepool.judge.backfill import Plan, backfill, plan_holes
     from judgepool.judge.cache import JudgeCache
     from judgepool.judge.loop import LoopOptions
     from judgepool.judge.registry import make_judge
     from judgepool.judge.requests import build_requests
+    from judgepool.judge.run.plan import Plan, backfill, plan_holes
 
     plan = plan_holes(store, depth=depth, runs=runs, level=level)
     if limit is not None:

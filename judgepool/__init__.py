@@ -22,9 +22,9 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from judgepool import errors
     from judgepool.api.database import Database, open
-    from judgepool.api.diagnosis import doctor
+    from judgepool.api.doctor import doctor
+    from judgepool.api.prompt import templates
     from judgepool.api.results import Comparison, Evaluation, JudgeReport, Pool
-    from judgepool.judge.prompt import templates
 
 _LAZY = {
     "open": "judgepool.api.database",
@@ -33,8 +33,8 @@ _LAZY = {
     "Evaluation": "judgepool.api.results",
     "Comparison": "judgepool.api.results",
     "JudgeReport": "judgepool.api.results",
-    "doctor": "judgepool.api.diagnosis",
-    "templates": "judgepool.judge.prompt",
+    "doctor": "judgepool.api.doctor",
+    "templates": "judgepool.api.prompt",
 }
 
 __all__ = [

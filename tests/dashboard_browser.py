@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 # The browser `judgepool doctor` reports is the one these tests drive.
-from judgepool.api.diagnosis import find_chromium as find_chromium
+from judgepool.api.doctor import find_chromium as find_chromium
 
 REPO = Path(__file__).resolve().parent.parent
 CHROMIUM_FLAGS = (

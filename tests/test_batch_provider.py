@@ -18,7 +18,6 @@ from typing import Any
 import pytest
 
 from judgepool.errors import JudgeError
-from judgepool.judge.backfill import plan_holes
 from judgepool.judge.base import JudgeRequest
 from judgepool.judge.batch.parse import Collected, collect
 from judgepool.judge.batch.provider import BatchClient, BatchProviderError, BatchStatus
@@ -30,6 +29,7 @@ from judgepool.judge.batch.requests import (
 )
 from judgepool.judge.batch.support import OPENAI_LIMITS, BatchLimits, batch_rates, batch_support
 from judgepool.judge.llm import LLMJudge, LLMSettings, load_litellm
+from judgepool.judge.run.plan import plan_holes
 from judgepool.pooling.store.connection import Store
 from tests.fake_openai import FakeOpenAI, FakeRequest, Reply, default_reply
 from tests.fake_openai_batch import FakeBatchAPI, LineFault

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from judgepool.api.trust import draw_audit
+from judgepool.api.audit import sample
 from judgepool.pooling.export import export_labels
 from judgepool.pooling.store.connection import Store
 from tests.dashboard_browser import BrowserPage, browser_page, free_port, serve_dashboard
@@ -53,7 +53,7 @@ def human(store: Store) -> str:
 def test_the_queue_graded_with_the_keyboard(write: Writer) -> None:
     browser = chromium()
     store = build(Store(), write)
-    draw_audit(store, 3, 2)  # q3 q4 q2: their d10 are queued
+    sample(store, 3, seed=2)  # q3 q4 q2: their d10 are queued
     port = free_port()
     with serve_dashboard(store.path, port), browser_page(browser, (1400, HEIGHT)) as page:
         page.open(f"http://127.0.0.1:{port}/audit")

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from judgepool.api.trust import draw_audit
+from judgepool.api.audit import sample
 from judgepool.metrics.calibration import calibration_figures
 from judgepool.metrics.compare import compare
 from judgepool.pooling.audit.calibration_pairs import CalibrationRun, record_run
@@ -62,7 +62,7 @@ def test_without_a_sample_the_queue_offers_to_draw_one(store: Store) -> None:
 
 @pytest.mark.slow
 def test_the_queue_is_blind_keyed_and_saves_then_opens_the_next_pair(store: Store) -> None:
-    draw_audit(store, 3, 2)  # queries q3 q4 q2: their d10 are judged 2 and have no human label
+    sample(store, 3, seed=2)  # queries q3 q4 q2: their d10 are judged 2 and have no human label
     at = open_page("audit")
     assert opened(at) == "q3 · q3-d10"
     assert "question q3?" in texts_of(at, "text") and "passage 10 about q3" in texts_of(at, "text")
@@ -106,7 +106,7 @@ def test_the_queue_is_blind_keyed_and_saves_then_opens_the_next_pair(store: Stor
 
 @pytest.mark.slow
 def test_the_judges_grade_can_be_shown_first(store: Store) -> None:
-    draw_audit(store, 2, 2)
+    sample(store, 2, seed=2)
     at = open_page("audit")
     at.toggle(key="queue_peek").set_value(True).run()
     assert "The judge's grade: 2" in texts_of(at, "caption")
@@ -167,7 +167,7 @@ def test_compare_shows_the_corrected_interval_beside_the_plain_one(
         "No judge-corrected interval yet: no audit yet" in plain(w) for w in texts_of(at, "warning")
     )
     assert any("audit sample --queries" in c for c in texts_of(at, "code"))
-    draw_audit(store, 4, 2)
+    sample(store, 4, seed=2)
     audited = write("a.txt", "q3 0 q3-d10 0\nq4 0 q4-d10 1\nq2 0 q2-d10 3\n")
     ingest_qrels(store, audited, labeller="ana")
     at.run()

@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-from judgepool.judge.backfill import plan_holes
 from judgepool.judge.llm import LLMJudge, LLMSettings
+from judgepool.judge.run.plan import plan_holes
 from judgepool.pooling.store.connection import Store
 from tests.conftest import CliResult
 from tests.fake_openai import (

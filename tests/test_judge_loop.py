@@ -15,10 +15,10 @@ from typing import Any
 
 import pytest
 
-from judgepool.judge.backfill import Plan, backfill, plan_holes
 from judgepool.judge.cache import JudgeCache
 from judgepool.judge.llm import LLMJudge, LLMSettings
 from judgepool.judge.loop import LoopOptions, LoopStats
+from judgepool.judge.run.plan import Plan, backfill, plan_holes
 from judgepool.pooling.pool import PoolSpec, list_holes
 from judgepool.pooling.store.connection import Store
 from tests.fake_openai import FakeOpenAI, FakeRequest, Reply, default_reply

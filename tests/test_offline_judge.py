@@ -198,7 +198,7 @@ def test_warm_run_encodes_nothing_and_never_imports_torch(
 
 
 def test_new_human_label_changes_the_key_and_the_answer(tiny: Path) -> None:
-    from judgepool.judge.backfill import plan_holes
+    from judgepool.judge.run.plan import plan_holes
 
     store = Store()
     plan = plan_holes(store, depth=10, all_queries=True)
@@ -232,7 +232,7 @@ def test_offline_labels_are_never_evidence(tiny: Path) -> None:
 
 
 def test_a_pair_is_never_its_own_evidence(tiny: Path) -> None:
-    from judgepool.judge.backfill import plan_holes
+    from judgepool.judge.run.plan import plan_holes
 
     store = Store()
     # An LLM labelled d5; under --judge <offline labeller> d5 is still a hole of that judge.

@@ -3,13 +3,14 @@ with their texts, the progress, a grade written (a human label, effective at onc
 new draw; and the recorded calibration runs shown beside it.
 
 The dashboard's Audit page reads and writes through these; `judgepool audit` and
-`jp.Database.audit_*` draw and follow the same sample (api/trust.py). The types the page names
+`jp.Database.audit_*` draw and follow the same sample (api/audit.py). The types the page names
 are re-exported here.
 """
 
 from __future__ import annotations
 
-from judgepool.api.trust import AuditStatus, ListedPair, audit_listing, audit_status, draw_audit
+from judgepool.api.audit import AuditStatus, ListedPair, pairs, sample
+from judgepool.api.audit import status as audit_status
 from judgepool.defaults import DEPTH, DRAW_SEED, LEVEL, Level
 from judgepool.pooling.audit.calibration_pairs import CalibrationRun, calibration_runs
 from judgepool.pooling.audit.grades import AuditLabel, save_audit_label, undo_audit_label
@@ -40,12 +41,12 @@ def sample_in_use(store: Store, level: Level = LEVEL) -> AuditSample | None:
 def queue(store: Store, level: Level = LEVEL) -> list[ListedPair]:
     """Every judge-labelled pair of the sample's queries in its pool, with texts, in the sample's
     order, graded or not (the judge's grade rides along, for the page to reveal after grading)."""
-    return audit_listing(store, level, everything=True)
+    return pairs(store, level=level, everything=True)
 
 
 def status(store: Store, level: Level = LEVEL) -> AuditStatus:
     """Queries fully audited and pairs labelled / left in the sample in use."""
-    return audit_status(store, level)
+    return audit_status(store, level=level)
 
 
 def draw(
@@ -59,7 +60,7 @@ def draw(
 ) -> str:
     """Draw (or resize) the audit sample over every run's pool; returns what happened, in
     words."""
-    return draw_audit(store, queries, seed, depth, (), level, labeller).note
+    return sample(store, queries, seed=seed, depth=depth, level=level, labeller=labeller).note
 
 
 def save_grade(

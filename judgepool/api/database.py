@@ -18,21 +18,31 @@ from a shell.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, Unpack
 
 from judgepool.api.batch_results import BatchCollection, BatchSubmission, batch_frame
 from judgepool.api.frames import Source
 from judgepool.api.names import names_of
+from judgepool.api.options import (
+    BATCH_POLL,
+    BatchKeywords,
+    CalibrateKeywords,
+    JudgeKeywords,
+    PromptKeywords,
+    judge_options,
+)
 from judgepool.api.results import Comparison, Evaluation, JudgeReport, Pool
 from judgepool.api.store import Store
 from judgepool.api.threads import off_loop
 from judgepool.defaults import (
     AVERAGE,
+    CALIBRATION_SAMPLE,
     DEPTH,
+    DRAW_SEED,
     GATE,
+    JUDGE_MODEL,
     KEY_REL,
     LEVEL,
     REL,
@@ -43,13 +53,14 @@ from judgepool.defaults import (
     K,
     Level,
 )
-from judgepool.errors import UsageError
 from judgepool.metrics.spec import CompareSpec, EvalSpec
 from judgepool.pooling.pool import PoolSpec
 
 if TYPE_CHECKING:
     import polars as pl
 
+    from judgepool.api.audit import AuditSample, AuditStatus
+    from judgepool.api.calibrate import CalibrationReport
     from judgepool.api.ci_results import FloorCheck
     from judgepool.api.export import ExportFormat, ExportSource
     from judgepool.api.floors import FloorChange
@@ -57,13 +68,10 @@ if TYPE_CHECKING:
     from judgepool.api.inventory import Activity
     from judgepool.api.judges import JudgesAgreement, RankingsByJudge
     from judgepool.api.lift import Lifted, LiftRule
+    from judgepool.api.prompt import RenderedPrompt
     from judgepool.api.report import ReportFiles
-    from judgepool.api.trust import AuditStatus, CalibrationReport
-    from judgepool.judge.render import RenderedPrompt
-    from judgepool.judge.session import JudgeSettings
     from judgepool.metrics.measures import Measure
     from judgepool.metrics.regression import Rule
-    from judgepool.pooling.audit.samples import AuditSample
 
 
 class Database:
@@ -242,101 +250,66 @@ class Database:
 
     def judge(
         self,
-        model: str | None = "offline",
-        depth: int = 10,
-        runs: str | Sequence[str] | None = None,
-        level: str = "chunk",
-        labeller: str | None = None,
+        model: str | None = JUDGE_MODEL,
         *,
         progress: bool = False,
-        **limits: Any,
+        **options: Unpack[JudgeKeywords],
     ) -> JudgeReport:
         """Label the holes of the pool with a judge (`offline`, or any litellm model string);
-        resumable and cached by content, exactly as `judgepool judge`.
+        resumable and cached by content, exactly as `judgepool judge` (the same service,
+        api/judge.py). `progress`: a bar on stderr.
 
-        `limits` are the judge command's other options as keywords: api_base, all_queries,
-        concurrency, max_cost, max_calls, timeout, retries, temperature, max_tokens, template,
-        reasoning_effort (low | medium | high, for reasoning models), passage_tokens,
-        query_tokens, max_chunks; canaries (per query, 0: none), canary_threshold; for several
-        judges `models=(...)`, api_bases, combine, num_samples (the report's `canaries`, `fooled`
-        and `run` say how they did). A judge that cannot run (no key, no quota, an unknown
-        model) raises; holes that failed or a cap that stopped the run are in the report's
-        `problem` (the error the CLI exits with), never silent.
+        `options` are `judgepool judge`'s, as keywords (api/options.py's JudgeKeywords): the pool
+        (depth, runs, level, labeller, all_queries), the requests (api_base, temperature,
+        max_tokens, reasoning_effort, template, passage_tokens, query_tokens, max_chunks), the
+        caps (max_cost, max_calls), the loop (concurrency, timeout, retries), canaries (per
+        query, 0: none; canary_threshold ...), several judges (models=(...), api_bases, combine,
+        num_samples); the report's `canaries`, `fooled` and `run` say how they did. A judge that
+        cannot run (no key, no quota, an unknown model) raises; holes that failed or a cap that
+        stopped the run are in the report's `problem` (the error the CLI exits with), never
+        silent.
 
         Works inside a running event loop (Jupyter): the labelling then runs on a thread of its
         own and this call waits for it. In async code, `await db.ajudge(...)` does not block.
         """
-        from judgepool.judge.session import JudgeSettings
+        from judgepool.api.judge import JudgeProgress, judge
 
-        try:
-            settings = JudgeSettings(
-                model=model,
-                depth=depth,
-                runs=tuple(names_of(runs)),
-                level=level,
-                labeller=labeller,
-                **limits,
-            )
-        except TypeError as err:
-            raise UsageError(
-                f"unknown judge option: {err}", "see help(jp.Database.judge) for the options"
-            ) from None
-        return off_loop(lambda: self._judge(settings, progress))
+        spec = judge_options("judge", JudgeKeywords, options, model)
+        report = off_loop(lambda: judge(self.store, spec, progress=JudgeProgress(progress)))
+        if report.fatal is not None:
+            raise report.fatal
+        return report
 
-    async def ajudge(self, *args: Any, **kwargs: Any) -> JudgeReport:
+    async def ajudge(
+        self,
+        model: str | None = JUDGE_MODEL,
+        *,
+        progress: bool = False,
+        **options: Unpack[JudgeKeywords],
+    ) -> JudgeReport:
         """`judge` for async code: the labelling runs on a worker thread, the loop stays free."""
-        return await asyncio.to_thread(lambda: self.judge(*args, **kwargs))
+        import asyncio
 
-    def _judge(self, settings: JudgeSettings, progress: bool) -> JudgeReport:
-        from judgepool.api.pool import pool
-        from judgepool.judge.judge_run import run_all
-        from judgepool.judge.progress import ProgressBar
-        from judgepool.judge.session import ending, prepare
-
-        s = settings
-        session = prepare(self.store, settings)
-        counted = session.jury or s.labeller  # a jury's holes are the pairs it did not label
-        before = pool(self.store, s.pool_spec(counted))
-        result = run_all(
-            self.store, session, settings, lambda what, total: ProgressBar(total, progress, what)
-        )
-        stats = result.stats
-        if stats is not None and stats.fatal is not None:
-            raise stats.fatal
-        after = pool(self.store, s.pool_spec(counted))
-        return JudgeReport(
-            result.labeller,
-            len(session.plan.holes),
-            stats,
-            before,
-            after,
-            ending(stats, settings),
-            result,
-        )
+        return await asyncio.to_thread(lambda: self.judge(model, progress=progress, **options))
 
     def render_prompt(
         self,
         qid: str,
         doc_id: str,
-        level: str = "chunk",
+        level: Level = LEVEL,
+        *,
         model: str | None = None,
-        **options: Any,
+        **options: Unpack[PromptKeywords],
     ) -> RenderedPrompt:
         """The exact prompt a judge sends for (qid, doc_id): its messages after normalisation,
         truncation and fencing, and with `model` the cache key and the request body litellm
-        sends (`judgepool prompt render`; judge/render.py). `options` as for `judge`:
-        template, runs, passage_tokens, max_chunks, query_tokens, temperature, max_tokens,
+        sends (`judgepool prompt render`; api/prompt.py). `options` as for `judge`: template,
+        runs, passage_tokens, max_chunks, query_tokens, temperature, max_tokens,
         reasoning_effort. No call is made."""
-        from judgepool.judge.render import OPTIONS, render_prompt
+        from judgepool.api.prompt import render
 
-        unknown = sorted(set(options) - set(OPTIONS))
-        if unknown:
-            raise UsageError(
-                f"unknown prompt option(s): {', '.join(unknown)}", f"use {', '.join(OPTIONS)}"
-            )
-        if "runs" in options:
-            options["runs"] = tuple(names_of(options["runs"]))
-        return render_prompt(self.store, qid, doc_id, level, model=model, **options)
+        spec = judge_options("prompt", PromptKeywords, options, model, level=level)
+        return render(self.store, qid, doc_id, spec)
 
     # -- measures ---------------------------------------------------------------------------
 
@@ -516,16 +489,12 @@ class Database:
     def submit_batch(
         self,
         model: str | None = None,
-        depth: int = 10,
-        runs: str | Sequence[str] | None = None,
-        level: str = "chunk",
-        labeller: str | None = None,
         *,
         dry_run: bool = False,
         wait: bool = False,
-        poll: float = 30.0,
+        poll: float = BATCH_POLL,
         progress: bool = False,
-        **limits: Any,
+        **options: Unpack[BatchKeywords],
     ) -> BatchSubmission:
         """Send the holes of the pool to `model`'s batch API (about half the online price,
         answered within 24 h), as `judgepool judge --batch`: the same requests and cache keys
@@ -534,59 +503,34 @@ class Database:
         batch and online prices, and nothing sent or written). With `wait=True` it waits for
         the batches and collects them (`.collection`).
 
-        `limits` are the judge options that apply to a batch: api_base, all_queries, max_cost,
-        max_calls, temperature, max_tokens, template, passage_tokens, query_tokens, max_chunks.
-        A provider with no batch API here (anthropic, bedrock, the offline judge) raises
-        `JudgeError` / `UsageError` saying to call `judge` instead.
+        `options` are the judge options that apply to a batch (api/options.py's BatchKeywords):
+        depth, runs, level, labeller, all_queries, api_base, temperature, max_tokens,
+        reasoning_effort, template, passage_tokens, query_tokens, max_chunks, max_cost,
+        max_calls. A provider with no batch API here (anthropic, bedrock, the offline judge)
+        raises `JudgeError` / `UsageError` saying to call `judge` instead.
         """
-        from judgepool.judge.batch import session
-        from judgepool.judge.session import JudgeSettings
+        from judgepool.api.batch import BatchProgress, submit
 
-        unknown = sorted(set(limits) - _BATCH_LIMITS)
-        if unknown:
-            raise UsageError(
-                f"unknown batch option(s): {', '.join(unknown)}",
-                "see help(jp.Database.submit_batch) for the options",
-            )
-        names = tuple(names_of(runs))
-        settings = JudgeSettings(
-            model=model, depth=depth, runs=names, level=level, labeller=labeller, **limits
+        spec = judge_options("batch", BatchKeywords, options, model)
+        shown = BatchProgress(progress)
+        return off_loop(
+            lambda: submit(self.store, spec, dry_run=dry_run, wait=wait, poll=poll, progress=shown)
         )
 
-        def work() -> BatchSubmission:
-            if dry_run:
-                return BatchSubmission(session.dry_run(self.store, settings))
-            found = session.submit(self.store, settings)
-            collection = None
-            if wait and found.sent:
-                collection = BatchCollection(
-                    session.collect(
-                        self.store,
-                        settings.api_base,
-                        wait=True,
-                        poll=poll,
-                        progress=progress,
-                        names=[r.local_id for r in found.sent],
-                    )
-                )
-            return BatchSubmission(found, found.problem(settings), collection)
-
-        return off_loop(work)
-
-    def batches(self, refresh: bool = True, api_base: str | None = None) -> pl.DataFrame:
+    def batches(self, *, refresh: bool = True, api_base: str | None = None) -> pl.DataFrame:
         """Every batch of this database, oldest first: batch_id, local_id, status, model,
         labeller, requests, completed, failed, pairs, created_at, due, collected_at,
         last_error. `refresh` asks the provider about the open ones first (needs the key)."""
-        from judgepool.judge.batch import session
+        from judgepool.api.batch import status
 
-        return off_loop(lambda: batch_frame(session.status(self.store, api_base, refresh)))
+        return batch_frame(off_loop(lambda: status(self.store, api_base=api_base, refresh=refresh)))
 
     def collect_batches(
         self,
         *,
         wait: bool = False,
         retry_failed: bool = False,
-        poll: float = 30.0,
+        poll: float = BATCH_POLL,
         api_base: str | None = None,
         progress: bool = False,
         max_cost: float | None = None,
@@ -597,117 +541,101 @@ class Database:
         are due), or waited for with `wait=True`. `retry_failed` sends the pairs that failed
         (error, expired, unparsed) again as new batches (`max_cost` / `max_calls` cap them).
         Pairs that failed are in `.problem` (never silently 0)."""
-        from judgepool.judge.batch import session
-        from judgepool.judge.session import JudgeSettings
+        from judgepool.api.batch import collect
+        from judgepool.api.progress import Progress
 
-        caps = JudgeSettings(max_cost=max_cost, max_calls=max_calls)
         return off_loop(
-            lambda: BatchCollection(
-                session.collect(
-                    self.store, api_base, retry_failed, wait, poll, progress=progress, caps=caps
-                )
+            lambda: collect(
+                self.store,
+                api_base=api_base,
+                retry_failed=retry_failed,
+                wait=wait,
+                poll=poll,
+                max_cost=max_cost,
+                max_calls=max_calls,
+                progress=Progress(progress),
             )
         )
 
-    def cancel_batch(self, batch_id: str, api_base: str | None = None) -> pl.DataFrame:
+    def cancel_batch(self, batch_id: str, *, api_base: str | None = None) -> pl.DataFrame:
         """Ask the provider to stop a batch (its id, or judgepool's local id); what it answered
         first is collected by `collect_batches`. Returns its row (empty when it had never been
         created and was dropped: its pairs are holes again)."""
-        from judgepool.judge.batch import session
+        from judgepool.api.batch import cancel
 
-        row = off_loop(lambda: session.cancel(self.store, batch_id, api_base))
+        row = off_loop(lambda: cancel(self.store, batch_id, api_base=api_base))
         return batch_frame([row] if row is not None else [])
 
     # -- the trust loop -----------------------------------------------------------------------
 
     def calibrate(
         self,
-        model: str | None = "offline",
-        sample: int = 200,
-        seed: int = 1,
-        depth: int = 10,
-        level: str = "chunk",
+        model: str | None = JUDGE_MODEL,
         *,
+        sample: int = CALIBRATION_SAMPLE,
+        seed: int = DRAW_SEED,
         dry_run: bool = False,
         progress: bool = False,
-        **limits: Any,
+        **options: Unpack[CalibrateKeywords],
     ) -> CalibrationReport:
         """Re-judge a seeded sample of pooled human-labelled pairs (stratified by human grade)
         as `judgepool calibrate` does, store the figures, and return them (a dry run forecasts
-        calls and cost). `limits`: api_base, concurrency, max_cost, max_calls, timeout,
-        template ... as for `judge`, and canaries (per query, 0: none), canary_threshold (the
-        report's `canaries` and `fooled` say how the judge did on them)."""
-        from judgepool.api.trust import calibrate
-        from judgepool.judge.progress import ProgressBar
-        from judgepool.judge.session import JudgeSettings
+        calls and cost). `options` (api/options.py's CalibrateKeywords): depth and level of the
+        pool, then as for `judge`: api_base, template, concurrency, timeout, max_cost,
+        max_calls ..., and canaries (per query, 0: none), canary_threshold (the report's
+        `canaries` and `fooled` say how the judge did on them)."""
+        from judgepool.api.calibrate import calibrate
+        from judgepool.api.progress import Progress
 
-        try:
-            settings = JudgeSettings(model=model, depth=depth, level=level, **limits)
-        except TypeError as err:
-            raise UsageError(
-                f"unknown judge option: {err}", "see help(jp.Database.calibrate) for the options"
-            ) from None
-        bar = None if dry_run else ProgressBar(sample, progress)
+        spec = judge_options("calibration", CalibrateKeywords, options, model)
         return calibrate(
             self.store,
-            settings,
-            sample,
-            seed,
-            dry_run,
-            bar,
-            lambda what, total: ProgressBar(total, progress, what),
+            spec,
+            sample=sample,
+            seed=seed,
+            dry_run=dry_run,
+            progress=Progress(progress),
         )
 
     def audit_sample(
         self,
         queries: int,
-        seed: int = 1,
-        depth: int = 10,
+        *,
+        seed: int = DRAW_SEED,
+        depth: int = DEPTH,
         runs: str | Sequence[str] | None = None,
-        level: str = "chunk",
+        level: Level = LEVEL,
         labeller: str | None = None,
         replace: bool = False,
     ) -> AuditSample:
         """Draw `queries` queries uniformly at random from the evaluation set for a person to
         audit (recorded; the same seed with more queries extends the sample)."""
-        from judgepool.api.trust import draw_audit
+        from judgepool.api.audit import sample
 
-        found = draw_audit(
-            self.store, queries, seed, depth, tuple(names_of(runs)), level, labeller, replace
-        )
-        return found.sample
+        chosen = names_of(runs)
+        return sample(
+            self.store,
+            queries,
+            seed=seed,
+            depth=depth,
+            runs=chosen,
+            level=level,
+            labeller=labeller,
+            replace=replace,
+        ).sample
 
-    def audit_pairs(self, level: str = "chunk", everything: bool = False) -> pl.DataFrame:
+    def audit_pairs(self, *, level: Level = LEVEL, everything: bool = False) -> pl.DataFrame:
         """What a person must label for the audit sample: qid, doc_id, query, passage,
         human_grade (every pair of the sample with `everything`, else those left)."""
-        import polars as pl
+        from judgepool.api.audit import pairs, pairs_frame
 
-        from judgepool.api.trust import audit_listing
+        return pairs_frame(pairs(self.store, level=level, everything=everything))
 
-        rows = [
-            {
-                "qid": p.qid,
-                "doc_id": p.doc_id,
-                "query": p.query,
-                "passage": p.passage,
-                "human_grade": p.human_grade,
-            }
-            for p in audit_listing(self.store, level, everything)
-        ]
-        schema = {
-            "qid": pl.String,
-            "doc_id": pl.String,
-            "query": pl.String,
-            "passage": pl.String,
-            "human_grade": pl.Int64,
-        }
-        return pl.DataFrame(rows, schema=schema, orient="row")
-
-    def audit_status(self, level: str = "chunk") -> AuditStatus:
+    def audit_status(self, *, level: Level = LEVEL) -> AuditStatus:
         """Queries fully audited and pairs labelled / left for the audit sample in use."""
-        from judgepool.api.trust import audit_status
+        from judgepool.api.audit import status
 
-        return audit_status(self.store, level)
+        return status(self.store, level=level)
 
     # -- floors -------------------------------------------------------------------------------
 
@@ -789,19 +717,3 @@ def open(path: Source | None = None) -> Database:
     Nothing is created until the first ingest, and nothing is kept open between calls.
     """
     return Database(path)
-
-
-_BATCH_LIMITS = frozenset(
-    {
-        "api_base",
-        "all_queries",
-        "max_cost",
-        "max_calls",
-        "temperature",
-        "max_tokens",
-        "template",
-        "passage_tokens",
-        "query_tokens",
-        "max_chunks",
-    }
-)

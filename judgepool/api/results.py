@@ -15,11 +15,12 @@ if TYPE_CHECKING:
     import polars as pl
 
     from judgepool.errors import JudgepoolError
-    from judgepool.judge.judge_run import JudgeRun
     from judgepool.judge.loop_state import LoopStats
+    from judgepool.judge.run.result import JudgeRun
     from judgepool.metrics.compare import ComparisonFigures as CompareResult
     from judgepool.metrics.evaluate import EvaluationFigures as EvaluateResult
     from judgepool.metrics.groups import Groups
+    from judgepool.metrics.judges import JudgesAgreement
     from judgepool.metrics.verdicts import CompareReport
     from judgepool.pooling.pool import PoolSummary
 
@@ -334,6 +335,12 @@ class JudgeReport:
     after: Pool
     problem: JudgepoolError | None = None  # how the run fell short (the CLI's exit code), if it did
     run: JudgeRun | None = field(default=None, repr=False)  # members, jury, canaries
+    agreement: JudgesAgreement | None = field(default=None, repr=False)  # a jury's members
+
+    @property
+    def fatal(self) -> JudgepoolError | None:
+        """The error that stopped the judge (no key, no quota, a fault), None when none did."""
+        return None if self.stats is None else self.stats.fatal
 
     @property
     def fooled(self) -> bool:

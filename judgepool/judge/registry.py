@@ -14,10 +14,16 @@ from __future__ import annotations
 
 import importlib
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from judgepool.errors import JudgeError, UsageError
 from judgepool.judge.base import Judge
+
+if TYPE_CHECKING:
+    from judgepool.judge.options import JudgeOptions
+
+#: The options only an LLM judge takes: refused, not ignored, for the offline judge.
+_LLM_ONLY = ("api_base", "temperature", "max_tokens", "template", "reasoning_effort")
 
 OFFLINE = "offline"
 
@@ -87,3 +93,27 @@ def make_judge(model: str, **options: Any) -> Judge:
     from judgepool.judge.llm import LLMJudge, LLMSettings
 
     return LLMJudge(LLMSettings(model=model, **options))
+
+
+def constructor_options(model: str, options: JudgeOptions) -> dict[str, Any]:
+    """Constructor options for the chosen judge; LLM options given to the offline judge are an
+    error rather than silently ignored."""
+    given = {
+        "api_base": options.api_base,
+        "temperature": options.temperature,
+        "max_tokens": options.max_tokens,
+        "template": options.template,
+        "timeout": options.timeout,
+        "reasoning_effort": options.reasoning_effort,
+    }
+    chosen = {k: v for k, v in given.items() if v is not None}
+    if is_offline(model):
+        wrong = [k for k in chosen if k in _LLM_ONLY]
+        if wrong:
+            flags = ", ".join("--" + k.replace("_", "-") for k in wrong)
+            raise UsageError(
+                f"{flags} apply to LLM judges, not to {model}",
+                f"leave out {flags}, or choose an LLM with --model (e.g. openai/gpt-4o-mini)",
+            )
+        return {}
+    return chosen

@@ -19,13 +19,13 @@ from typing import Any
 
 from judgepool.errors import UsageError
 from judgepool.judge.base import JudgeRequest
-from judgepool.judge.prompt import DEFAULT_TEMPLATE, load_template
-from judgepool.judge.requests import (
+from judgepool.judge.options import (
     DEFAULT_MAX_CHUNKS,
     DEFAULT_PASSAGE_TOKENS,
     DEFAULT_QUERY_TOKENS,
-    build_requests,
 )
+from judgepool.judge.prompt import DEFAULT_TEMPLATE, load_template
+from judgepool.judge.requests import build_requests
 from judgepool.pooling.pool import Hole
 from judgepool.pooling.store.connection import Store
 

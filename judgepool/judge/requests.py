@@ -19,6 +19,11 @@ from dataclasses import dataclass, replace
 
 from judgepool.errors import UsageError
 from judgepool.judge.base import JudgeRequest, ShownSpan
+from judgepool.judge.options import (
+    DEFAULT_MAX_CHUNKS,
+    DEFAULT_PASSAGE_TOKENS,
+    DEFAULT_QUERY_TOKENS,
+)
 from judgepool.judge.tokens import count_tokens, cut_to_tokens
 from judgepool.pooling.pool import Hole
 from judgepool.pooling.rankings import run_keys
@@ -26,9 +31,6 @@ from judgepool.pooling.store.connection import Store
 from judgepool.pooling.store.judgments import check_level
 from judgepool.pooling.store.texts import doc_texts, query_texts, retrieved_chunks
 
-DEFAULT_PASSAGE_TOKENS = 1024
-DEFAULT_QUERY_TOKENS = 1024
-DEFAULT_MAX_CHUNKS = 3
 #: Placed between two chunks of one document shown together (they need not be adjacent).
 CHUNK_GAP = "\n[...]\n"
 

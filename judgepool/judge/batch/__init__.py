@@ -8,9 +8,9 @@
     submit.py    plan a batch run: holes, cache hits, claimed pairs, lines, files, prices, caps
     send.py      upload, create and record; adopt or redo what a killed process left halfway
     collect.py   finished batches -> cache entries and labels, in one transaction per batch
-    wait.py      --wait: poll open batches with a progress bar
-    session.py   the entry points the CLI and the library call (dry_run, submit, status,
-                 collect, cancel)
+    wait.py      --wait: poll open batches, telling the caller's WaitSink
+    session.py   the entry points the services of api/batch.py call (dry_run, submit,
+                 status, collect, cancel)
 
 The database side (batch records, their pairs, claims) is pooling/store/batches.py.
 """

@@ -24,25 +24,26 @@ from judgepool.judge.batch.provider import BatchProviderError
 from judgepool.judge.batch.send import Clients, orphaned, progress_of, recover
 from judgepool.judge.batch.settings import batch_judge, restored
 from judgepool.judge.batch.submit import Pair, Submission, forecast, plan, send_holes
-from judgepool.judge.batch.wait import WaitBar, wait_for
+from judgepool.judge.batch.wait import WaitSink, wait_for
+from judgepool.judge.options import BATCH_POLL
 from judgepool.pooling.pool import PoolSpec, pool_summary
 from judgepool.pooling.store import batches
 from judgepool.pooling.store.connection import Store
 
 if TYPE_CHECKING:
-    from judgepool.judge.session import JudgeSettings
+    from judgepool.judge.options import JudgeOptions
 
 Notify = Callable[[str], None]
-#: Seconds between two looks at open batches with --wait.
-DEFAULT_POLL = 30.0
+#: Makes what shows a wait for batches: (the batches' requests) -> a sink.
+Waiting = Callable[[int], WaitSink]
 
 
-def dry_run(store: Store, settings: JudgeSettings) -> Submission:
+def dry_run(store: Store, settings: JudgeOptions) -> Submission:
     """What `submit` would send now (no call, no key needed, nothing written)."""
     return forecast(store, plan(store, settings), settings)
 
 
-def submit(store: Store, settings: JudgeSettings, notify: Notify | None = None) -> Submission:
+def submit(store: Store, settings: JudgeOptions, notify: Notify | None = None) -> Submission:
     """Label what needs no request, then send the rest of the holes as batches."""
     from judgepool.judge.registry import choose_model
 
@@ -95,21 +96,21 @@ def collect(
     api_base: str | None = None,
     retry_failed: bool = False,
     wait: bool = False,
-    poll: float = DEFAULT_POLL,
+    poll: float = BATCH_POLL,
     names: list[str] | None = None,
-    progress: bool | None = False,
-    caps: JudgeSettings | None = None,
+    waiting: Waiting | None = None,
+    caps: JudgeOptions | None = None,
     notify: Notify | None = None,
 ) -> Collection:
     """Collect every finished batch (or those named); with `wait`, wait for the open ones
-    first; with `retry_failed`, send what failed again as new batches (`caps`' --max-cost and
-    --max-calls apply to them)."""
+    first (shown by what `waiting` makes); with `retry_failed`, send what failed again as new
+    batches (`caps`' --max-cost and --max-calls apply to them)."""
 
     async def go() -> Collection:
         clients = Clients(api_base)
         try:
             return await _collect(
-                store, clients, retry_failed, wait, poll, names, progress, caps, notify
+                store, clients, retry_failed, wait, poll, names, waiting, caps, notify
             )
         finally:
             await clients.aclose()
@@ -124,8 +125,8 @@ async def _collect(
     wait: bool,
     poll: float,
     names: list[str] | None,
-    progress: bool | None,
-    caps: JudgeSettings | None,
+    waiting: Waiting | None,
+    caps: JudgeOptions | None,
     notify: Notify | None,
 ) -> Collection:
     result = Collection()
@@ -144,11 +145,12 @@ async def _collect(
         if r.batch_id is not None
     ]
     if wait and any(not r.finished for r in created):
-        bar = WaitBar(sum(r.requests for r in created), progress)
+        bar = waiting(sum(r.requests for r in created)) if waiting is not None else None
         try:
             created = await wait_for(store, clients, created, poll, bar)
         finally:
-            bar.close()
+            if bar is not None:
+                bar.close()
     pools = _pools([r for r in created if r.finished])
     before = [pool_summary(store, key) for key in pools]
     for row in created:
@@ -180,7 +182,7 @@ def _pools(rows: list[batches.BatchRow]) -> list[PoolSpec]:
 
 
 async def _retry(
-    store: Store, clients: Clients, caps: JudgeSettings | None, notify: Notify | None
+    store: Store, clients: Clients, caps: JudgeOptions | None, notify: Notify | None
 ) -> list[Submission]:
     """Send the pairs collected batches left failed (error, expired, missing, unparsed) and
     that are still holes, as new batches with the settings they were first sent with."""

@@ -16,9 +16,9 @@ from judgepool.errors import UsageError
 from judgepool.judge.batch.provider import BatchClient
 from judgepool.judge.batch.support import batch_support
 from judgepool.judge.llm import LLMJudge, LLMSettings
+from judgepool.judge.options import JudgeOptions
 from judgepool.judge.redact import redact
-from judgepool.judge.registry import is_offline
-from judgepool.judge.settings import JudgeSettings, judge_options
+from judgepool.judge.registry import constructor_options, is_offline
 
 #: The settings a batch keeps (the rest, concurrency, timeouts, caps, concern one run only).
 KEPT = (
@@ -40,7 +40,7 @@ KEPT = (
 _MASK = "***"
 
 
-def kept(settings: JudgeSettings, model: str) -> dict[str, Any]:
+def kept(settings: JudgeOptions, model: str) -> dict[str, Any]:
     """The settings to store with a batch (`model` is the one chosen)."""
     values = {k: v for k, v in asdict(settings).items() if k in KEPT}
     values["model"] = model
@@ -52,9 +52,9 @@ def kept(settings: JudgeSettings, model: str) -> dict[str, Any]:
 
 def restored(
     stored: dict[str, Any], api_base: str | None = None, name: str = "the batch"
-) -> JudgeSettings:
-    """The JudgeSettings a batch was sent with (`api_base` replaces the stored one)."""
-    known = {f.name for f in fields(JudgeSettings)}
+) -> JudgeOptions:
+    """The JudgeOptions a batch was sent with (`api_base` replaces the stored one)."""
+    known = {f.name for f in fields(JudgeOptions)}
     values = {k: v for k, v in stored.items() if k in known and k in KEPT}
     values["runs"] = tuple(values.get("runs") or ())
     if api_base:
@@ -65,10 +65,10 @@ def restored(
             "store",
             "pass the same --api-base again",
         )
-    return JudgeSettings(**values)
+    return JudgeOptions(**values)
 
 
-def batch_judge(model: str, settings: JudgeSettings) -> LLMJudge:
+def batch_judge(model: str, settings: JudgeOptions) -> LLMJudge:
     """The LLM judge whose requests go into batches; refused, with what to do, for the offline
     judge and for providers with no batch API here (judge/batch/support.py)."""
     if is_offline(model):
@@ -80,7 +80,7 @@ def batch_judge(model: str, settings: JudgeSettings) -> LLMJudge:
         )
     LLMSettings(model=model).check()
     batch_support(model)
-    return LLMJudge(LLMSettings(model=model, **judge_options(model, settings)))
+    return LLMJudge(LLMSettings(model=model, **constructor_options(model, settings)))
 
 
 def client_for(model: str, api_base: str | None) -> BatchClient:

@@ -32,9 +32,9 @@ from judgepool.pooling.store.connection import Store
 from judgepool.pooling.store.judgments import write_judgments
 
 if TYPE_CHECKING:
-    from judgepool.judge.backfill import Plan
     from judgepool.judge.base import JudgeRequest
-    from judgepool.judge.session import JudgeSettings
+    from judgepool.judge.options import JudgeOptions
+    from judgepool.judge.run.plan import Plan
     from judgepool.pooling.pool import PoolSummary
 
 Pair = tuple[str, str, str]  # qid, doc_id, level
@@ -72,7 +72,7 @@ class Submission:
     adopted: list[batches.BatchRow] = field(default_factory=list)  # found after a crash
     resumed: int = 0  # batches a killed process recorded but never sent: planned again
 
-    def problem(self, settings: JudgeSettings) -> JudgeError | None:
+    def problem(self, settings: JudgeOptions) -> JudgeError | None:
         """The error the submission ended with: a cap that left pairs out (exit code 6)."""
         if self.stopped is None or self.dry_run:
             return None
@@ -104,13 +104,13 @@ class Planned:
     tokens: list[int]  # each entry's estimated input tokens
 
 
-def plan(store: Store, settings: JudgeSettings, only: set[Pair] | None = None) -> Planned:
+def plan(store: Store, settings: JudgeOptions, only: set[Pair] | None = None) -> Planned:
     """The model, the judge, the holes and their lines (no network; `only` keeps those pairs)."""
     from dataclasses import replace
 
-    from judgepool.judge.backfill import plan_holes
     from judgepool.judge.registry import choose_model
     from judgepool.judge.requests import Built
+    from judgepool.judge.run.plan import plan_holes
     from judgepool.pooling.pool import pool_summary
 
     s = settings
@@ -158,7 +158,7 @@ def plan(store: Store, settings: JudgeSettings, only: set[Pair] | None = None) -
 def _cap(
     found: Planned,
     entries: list[BatchEntry],
-    settings: JudgeSettings,
+    settings: JudgeOptions,
 ) -> tuple[list[BatchEntry], str | None]:
     """The entries, in order, whose worst cases fit the caps, and the cap that cut, if any."""
     if settings.max_cost is not None and found.rates is None:
@@ -199,7 +199,7 @@ def _count(
     result.price_basis = rates.basis if rates else None
 
 
-def forecast(store: Store, found: Planned, settings: JudgeSettings) -> Submission:
+def forecast(store: Store, found: Planned, settings: JudgeOptions) -> Submission:
     """A dry run: what a submission would send now, in how many files, at what price."""
     built = found.plan.built
     result = Submission(
@@ -265,7 +265,7 @@ def label_now(store: Store, found: Planned, holder: str) -> tuple[int, int]:
 
 
 def new_batches(
-    found: Planned, settings: JudgeSettings, submitter: str, files: list[BatchFile]
+    found: Planned, settings: JudgeOptions, submitter: str, files: list[BatchFile]
 ) -> list[batches.NewBatch]:
     """One batch record per input file."""
     stored = kept(settings, found.model)
@@ -307,7 +307,7 @@ def new_batches(
 
 async def send_holes(
     store: Store,
-    settings: JudgeSettings,
+    settings: JudgeOptions,
     clients: Clients,
     notify: Notify | None = None,
     only: set[Pair] | None = None,

@@ -1,15 +1,14 @@
-"""`--wait`: poll open batches until the provider finishes them, with a bar from request_counts.
+"""`--wait`: poll open batches until the provider finishes them, showing request_counts.
 
-The bar (stderr, tqdm; drawn only on a terminal unless forced) counts the requests the
-provider reports done (completed + failed) out of all the batches' requests. Polls are spaced
-`poll` seconds apart: one retrieve per open batch per poll.
+The caller's `WaitSink` (a bar on stderr: api/progress.py) is told the requests the provider
+reports done (completed + failed) out of all the batches' requests. Polls are spaced `poll`
+seconds apart: one retrieve per open batch per poll.
 """
 
 from __future__ import annotations
 
 import asyncio
-import sys
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Protocol
 
 from judgepool.judge.batch.send import Clients, progress_of
 from judgepool.pooling.store import batches
@@ -19,27 +18,12 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
 
-class WaitBar:
-    """The progress bar of `--wait` (disabled unless `enabled`, or None: when on a terminal)."""
+class WaitSink(Protocol):
+    """Something that shows the wait (api/progress.py's bar): requests done, and the statuses."""
 
-    def __init__(self, total: int, enabled: bool | None) -> None:
-        from tqdm import tqdm
+    def show(self, done: int, statuses: str) -> None: ...
 
-        self._bar: Any = tqdm(
-            total=total,
-            unit="request",
-            file=sys.stderr,
-            dynamic_ncols=True,
-            disable=(not enabled) if enabled is not None else None,
-        )
-
-    def show(self, done: int, statuses: str) -> None:
-        self._bar.n = done
-        self._bar.set_postfix_str(statuses, refresh=False)
-        self._bar.refresh()
-
-    def close(self) -> None:
-        self._bar.close()
+    def close(self) -> None: ...
 
 
 def _shown(rows: Sequence[batches.BatchRow]) -> tuple[int, str]:
@@ -55,7 +39,7 @@ async def wait_for(
     clients: Clients,
     rows: list[batches.BatchRow],
     poll: float,
-    bar: WaitBar | None = None,
+    bar: WaitSink | None = None,
 ) -> list[batches.BatchRow]:
     """Poll `rows` (batches the provider has) until each has finished; returns them as they
     are recorded then."""

@@ -18,7 +18,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from judgepool.judge.requests import CHUNK_GAP, DEFAULT_MAX_CHUNKS
+from judgepool.judge.options import DEFAULT_MAX_CHUNKS
+from judgepool.judge.requests import CHUNK_GAP
 from judgepool.pooling.rankings import run_keys
 from judgepool.pooling.store.connection import Store
 from judgepool.pooling.store.judgments import check_level

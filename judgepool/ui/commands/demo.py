@@ -16,12 +16,14 @@ from pathlib import Path
 
 import click
 
+from judgepool.api.store import Store
+from judgepool.defaults import Level
 from judgepool.errors import JudgepoolError, UsageError
-from judgepool.pooling.store.connection import Store
 
 DEMO_DB = "judgepool-demo.duckdb"
 DEMO_RUNS = ("bm25-v1", "dense-v1", "bm25-v2", "dense-v2")
-BASELINE, CANDIDATE, LEVEL = "dense-v1", "dense-v2", "doc"
+BASELINE, CANDIDATE = "dense-v1", "dense-v2"
+LEVEL: Level = "doc"
 STEPS = 8
 
 
@@ -51,9 +53,9 @@ def _fresh(db: Path) -> None:
     """Remove a previous demo database; refuse to touch any other database."""
     if not db.exists():
         return
-    from judgepool.pooling.store.inventory import list_runs
+    from judgepool.api.demo import run_names
 
-    found = {run.name for run in list_runs(Store(db))}
+    found = run_names(Store(db))
     if not found <= set(DEMO_RUNS):
         raise UsageError(
             f"{db} exists and is not a demo database (runs: {', '.join(sorted(found))})",
@@ -109,7 +111,7 @@ def _judge_args(db: Path, model: str, progress: bool | None) -> list[str]:
 
 
 def _agreement_report(db: Path, data: Path, labeller: str) -> None:
-    from judgepool.ui.demo_checks import hidden_agreement
+    from judgepool.api.demo import hidden_agreement
 
     found = hidden_agreement(Store(db), data / "qrels-doc.v2-only.txt", LEVEL, labeller)
     a = found.agreement
@@ -137,7 +139,7 @@ def _num(value: float | None) -> str:
 
 
 def _truth_report(db: Path, data: Path) -> None:
-    from judgepool.ui.demo_checks import comparison_with_hidden_labels
+    from judgepool.api.demo import comparison_with_hidden_labels
 
     cmp = comparison_with_hidden_labels(
         Store(db), data / "qrels-doc.v2-only.txt", BASELINE, CANDIDATE, LEVEL
@@ -248,9 +250,9 @@ def demo(
 def _audit_file(db: Path, data: Path) -> Path:
     """Our hidden labels of the audit sample's judge-labelled pairs, as a qrels file beside the
     database (the demo's stand-in for a person's audit)."""
-    from judgepool.api.trust import audit_listing
+    from judgepool.api.audit import pairs
 
-    listed = audit_listing(Store(db), LEVEL, everything=True)
+    listed = pairs(Store(db), level=LEVEL, everything=True)
     wanted = {(p.qid, p.doc_id) for p in listed}
     lines = [
         line
@@ -264,9 +266,9 @@ def _audit_file(db: Path, data: Path) -> Path:
 
 def _labeller(db: Path) -> str:
     """The judge that filled the holes (the latest judge labeller at the doc level)."""
-    from judgepool.pooling.store.labels_by_labeller import newest_labeller
+    from judgepool.api.demo import newest_judge
 
-    found = newest_labeller(Store(db), LEVEL, "judge")
+    found = newest_judge(Store(db), LEVEL)
     if found is None:
         raise UsageError("the judge wrote no label", "see the judge's messages above")
     return found

@@ -1,11 +1,11 @@
-"""`judgepool doctor`: what this machine has for judgepool (judgepool/api/diagnosis.py), printed."""
+"""`judgepool doctor`: what this machine has for judgepool (judgepool/api/doctor.py), printed."""
 
 from __future__ import annotations
 
 import click
 
+from judgepool.api.store import Store
 from judgepool.errors import JudgepoolError
-from judgepool.pooling.store.connection import Store
 from judgepool.ui.format import echo_json
 
 
@@ -34,7 +34,7 @@ def doctor(store: Store, model: str | None, api_base: str | None, as_json: bool)
       judgepool doctor --model openai/gpt-4o-mini
     Exit codes: 0 no problem (notes are fine), 1 a problem was found (each says what to do).
     """
-    from judgepool.api.diagnosis import doctor as diagnose
+    from judgepool.api.doctor import doctor as diagnose
 
     found = diagnose(model=model, api_base=api_base, db=store.path)
     if as_json:

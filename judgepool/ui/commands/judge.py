@@ -1,9 +1,9 @@
 """`judgepool judge`: fill the holes of a pool with a judge (an LLM via litellm, or offline).
 
-The work lives in judge/ (judge.session, the same calls the library makes); this module turns
-options into settings, and
-judge_report.py prints the plan, a dry-run forecast, or a run's summary by status and grade,
-judged@k per run before and after, and chooses the exit code.
+The work is the service judgepool/api/judge.py's (`judge`, which `jp.Database.judge` calls too);
+this module turns the options into a `JudgeOptions`, and judge_report.py prints what the service
+reports: the plan before the run, a dry-run forecast, or a run's summary by status and grade,
+judged@k per run before and after, and the exit code.
 """
 
 from __future__ import annotations
@@ -12,18 +12,11 @@ from typing import Any
 
 import click
 
-from judgepool.pooling.store.connection import Store
+from judgepool.api.options import JUDGE_DEFAULTS, Combine, Effort, JudgeOptions
+from judgepool.api.store import Store
+from judgepool.defaults import Level
 from judgepool.ui.commands.judge_batch import batch_options, run_batch
-from judgepool.ui.commands.judge_checks import (
-    canaries_per_query,
-    control_options,
-    print_canaries,
-    print_dry_checks,
-    print_jury,
-    split_models,
-)
-from judgepool.ui.commands.judge_report import finish, print_forecast, print_judged, print_summary
-from judgepool.ui.format import note
+from judgepool.ui.commands.judge_checks import canaries_per_query, control_options, split_models
 from judgepool.ui.options import (
     all_queries_option,
     depth_option,
@@ -59,7 +52,7 @@ from judgepool.ui.options import (
 @click.option(
     "--concurrency",
     type=click.IntRange(1, 512),
-    default=8,
+    default=JUDGE_DEFAULTS.concurrency,
     show_default=True,
     help="Calls in flight at most (lowered automatically on 429s).",
 )
@@ -80,7 +73,7 @@ from judgepool.ui.options import (
 @click.option(
     "--timeout",
     type=click.FloatRange(min=0.1),
-    default=60.0,
+    default=JUDGE_DEFAULTS.timeout,
     show_default=True,
     help="Seconds per call before it counts as a timeout (retried; charged at its worst case "
     "against --max-cost).",
@@ -88,7 +81,7 @@ from judgepool.ui.options import (
 @click.option(
     "--retries",
     type=click.IntRange(min=0),
-    default=4,
+    default=JUDGE_DEFAULTS.retries,
     show_default=True,
     help="Retries per pair after 5xx, timeouts and connection errors.",
 )
@@ -113,21 +106,21 @@ from judgepool.ui.options import (
 @click.option(
     "--passage-tokens",
     type=click.IntRange(min=16),
-    default=1024,
+    default=JUDGE_DEFAULTS.passage_tokens,
     show_default=True,
     help="Cut longer passages to this many tokens (flagged truncated).",
 )
 @click.option(
     "--query-tokens",
     type=click.IntRange(min=16),
-    default=1024,
+    default=JUDGE_DEFAULTS.query_tokens,
     show_default=True,
     help="Cut longer queries to this many tokens (flagged query_truncated).",
 )
 @click.option(
     "--max-chunks",
     type=click.IntRange(min=1),
-    default=3,
+    default=JUDGE_DEFAULTS.max_chunks,
     show_default=True,
     help="--level doc: show at most this many retrieved chunks of a document.",
 )
@@ -152,7 +145,7 @@ def judge(
     api_bases: tuple[str, ...],
     depth: int,
     runs: tuple[str, ...],
-    level: str,
+    level: Level,
     labeller: str | None,
     all_queries: bool,
     dry_run: bool,
@@ -163,12 +156,12 @@ def judge(
     retries: int,
     temperature: float | None,
     max_tokens: int | None,
-    reasoning_effort: str | None,
+    reasoning_effort: Effort | None,
     passage_tokens: int,
     query_tokens: int,
     max_chunks: int,
     template: str | None,
-    combine: str,
+    combine: Combine,
     num_samples: int,
     canaries: int | None,
     no_canaries: bool,
@@ -194,13 +187,7 @@ def judge(
     missing. Exit codes: 0 done, 1 stopped on an error, 4 some holes failed, 5 nothing
     labelled, 6 stopped by a cap, 130 interrupted.
     """
-    from judgepool.judge.judge_run import dry_runs, run_all
-    from judgepool.judge.progress import ProgressBar
-    from judgepool.judge.session import JudgeSettings, prepare
-    from judgepool.judge.session import dry_run as forecast
-    from judgepool.pooling.pool import pool_summary
-
-    settings = JudgeSettings(
+    options = JudgeOptions(
         **split_models(models, api_bases),
         depth=depth,
         runs=runs,
@@ -224,39 +211,12 @@ def judge(
         canaries=canaries_per_query(canaries, no_canaries),
         canary_threshold=canary_threshold,
     )
-    if run_batch(store, settings, dry_run, progress, **batch):
+    if run_batch(store, options, dry_run, progress, **batch):
         return
-    session = prepare(store, settings)
-    labeller = session.jury or labeller
-    if session.why:
-        note(session.why)
-    before, plan = session.before, session.plan
-    if session.judge is None:
-        click.echo(f"no holes: every pooled pair at depth {depth} has a label")
-        print_judged(before, None)
-        return
-    note(
-        f"judge: {session.jury or session.judge.labeller}; {len(plan.holes)} holes at depth "
-        f"{depth} ({level} level, {len(before.runs)} run{'' if len(before.runs) == 1 else 's'})"
-    )
-    if reasoning := getattr(session.judge, "decoding_note", None):
-        note(reasoning)
+    from judgepool.api.judge import judge as fill
+    from judgepool.ui.commands import judge_report as shown
+
     if dry_run:
-        chosen = session.judge.describe().get("parameters", {})
-        max_out = chosen.get("max_tokens") or chosen.get("max_completion_tokens")
-        print_forecast(forecast(store, session), max_out, session.model)
-        print_dry_checks(dry_runs(store, session))
-        print_judged(before, None)
+        shown.print_dry_run(fill(store, options, dry_run=True, progress=shown.Planned(progress)))
         return
-    result = run_all(
-        store, session, settings, lambda what, total: ProgressBar(total, progress, what)
-    )
-    stats = result.stats
-    if stats is None:  # pragma: no cover - a session with a judge always runs
-        return
-    print_summary(stats)
-    print_jury(store, result, level)
-    print_canaries(result)
-    after = pool_summary(store, settings.pool_spec(labeller))
-    print_judged(before, after)
-    finish(stats, settings)
+    shown.print_run(fill(store, options, progress=shown.Planned(progress)))

@@ -1,9 +1,9 @@
 """`judgepool judge --batch | --batch-status | --batch-collect | --batch-cancel ID`: batch judging.
 
 The options are declared here (`batch_options`) and added to `judgepool judge`, which hands
-over to `run_batch` when one of them is given. The work is judge/batch/session.py (the same
-calls `jp.Database.submit_batch`, `batches`, `collect_batches` and `cancel_batch` make);
-judge_batch_report.py prints it.
+over to `run_batch` when one of them is given. The work is the services of
+judgepool/api/batch.py (which `jp.Database.submit_batch`, `batches`, `collect_batches` and
+`cancel_batch` call too); judge_batch_report.py prints what they report.
 """
 
 from __future__ import annotations
@@ -13,14 +13,17 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
+from judgepool.api.options import BATCH_POLL
+from judgepool.api.store import Store
 from judgepool.errors import UsageError
-from judgepool.pooling.store.connection import Store
 from judgepool.ui.format import note
 
 if TYPE_CHECKING:
-    from judgepool.judge.session import JudgeSettings
+    from judgepool.api.options import JudgeOptions
+    from judgepool.ui.commands.judge_batch_report import Shown
 
 F = TypeVar("F", bound=Callable[..., Any])
+T = TypeVar("T")
 _MODES = ("batch", "batch_status", "batch_collect", "batch_cancel")
 #: Options of the online judge that a batch does not use: refused rather than ignored.
 _ONLINE_ONLY = ("concurrency", "retries", "timeout")
@@ -67,7 +70,7 @@ def batch_options(command: F) -> F:
         click.option(
             "--poll",
             type=click.FloatRange(min=0.01),
-            default=30.0,
+            default=BATCH_POLL,
             show_default=True,
             metavar="SECONDS",
             help="With --wait: seconds between two looks at the open batches.",
@@ -120,78 +123,68 @@ def _check(dry_run: bool, chosen: list[str], given: dict[str, Any]) -> None:
 
 
 def run_batch(
-    store: Store, settings: JudgeSettings, dry_run: bool, progress: bool | None, **given: Any
+    store: Store, options: JudgeOptions, dry_run: bool, progress: bool | None, **given: Any
 ) -> bool:
     """Do what the batch options ask (False when none was given: the online judge runs)."""
     chosen = [m for m in _MODES if given.get(m)]
     _check(dry_run, chosen, given)
     if not chosen:
         return False
-    from judgepool.judge.batch import session
+    from judgepool.api import batch as service
     from judgepool.ui.commands import judge_batch_report as report
 
-    mode = chosen[0]
+    mode, api_base = chosen[0], options.api_base
     if mode == "batch_status":
-        report.print_status(session.status(store, settings.api_base), store)
+        report.print_status(service.status(store, api_base=api_base), store)
         return True
     if mode == "batch_cancel":
         name = str(given["batch_cancel"])
-        report.print_cancelled(name, session.cancel(store, name, settings.api_base), store)
+        report.print_cancelled(name, service.cancel(store, name, api_base=api_base), store)
         return True
+    shown = report.Shown(progress, store, options, waiting=given["wait"])
     if mode == "batch_collect":
         collected = _waiting(
             store,
-            lambda: session.collect(
+            lambda: service.collect(
                 store,
-                settings.api_base,
-                given["retry_failed"],
-                given["wait"],
-                given["poll"],
-                progress=progress,
-                caps=settings,
-                notify=note,
-            ),
-        )
-        report.print_collection(collected, store)
-        report.finish(collected.problem())
-        return True
-    if len(settings.models) > 1 or settings.num_samples > 1:
-        raise UsageError(
-            "--batch sends one model's requests once each; a jury (--model given twice, "
-            "--num-samples) is judged online",
-            "run the jury without --batch, or --batch with a single --model",
-        )
-    if dry_run:
-        report.print_forecast(session.dry_run(store, settings), settings)
-        return True
-    submitted = session.submit(store, settings, notify=note)
-    report.print_submission(submitted, store, settings, waiting=given["wait"])
-    problem = submitted.problem(settings)
-    if given["wait"] and submitted.sent:
-        names = [r.local_id for r in submitted.sent]
-        collected = _waiting(
-            store,
-            lambda: session.collect(
-                store,
-                settings.api_base,
-                wait=True,
+                api_base=api_base,
+                retry_failed=given["retry_failed"],
+                wait=given["wait"],
                 poll=given["poll"],
-                names=names,
-                progress=progress,
-                notify=note,
+                max_cost=options.max_cost,
+                max_calls=options.max_calls,
+                progress=shown,
             ),
         )
-        report.print_collection(collected, store)
-        problem = problem or collected.problem()
+        report.print_collection(collected.result, store)
+        report.finish(collected.problem)
+        return True
+    if dry_run:
+        report.print_forecast(service.submit(store, options, dry_run=True).result, options)
+        return True
+    submitted = _waiting(
+        store,
+        lambda: service.submit(
+            store, options, wait=given["wait"], poll=given["poll"], progress=shown
+        ),
+        shown,
+    )
+    problem = submitted.problem
+    if submitted.collection is not None:
+        report.print_collection(submitted.collection.result, store)
+        problem = problem or submitted.collection.problem
     report.finish(problem)
     return True
 
 
-def _waiting(store: Store, work: Callable[[], Any]) -> Any:
-    """Run `work`; Ctrl-C while it waits says the batches go on at the provider."""
+def _waiting(store: Store, work: Callable[[], T], shown: Shown | None = None) -> T:
+    """Run `work`; Ctrl-C once batches are sent says they go on at the provider (`shown`: the
+    submission's progress, which knows whether they are)."""
     try:
         return work()
     except KeyboardInterrupt:
+        if shown is not None and not shown.submitted:
+            raise
         note(
             "interrupted: the batches go on at the provider; collect them later with: "
             f"judgepool --db {store.path} judge --batch-collect"

@@ -1,6 +1,7 @@
-"""What `judgepool judge --batch...` prints: the dry run, the batches sent, their status, what a
-collection wrote (by status and grade, why pairs failed, judged@k before and after), and how it
-exits (as `judgepool judge`: 0, 1 an error, 4 some pairs failed, 5 all failed, 6 a cap)."""
+"""What `judgepool judge --batch...` prints of what the services (judgepool/api/batch.py) report:
+the dry run, the batches sent (`Shown`, told by the service before it waits), their status, what
+a collection wrote (by status and grade, why pairs failed, judged@k before and after), and how
+it exits (as `judgepool judge`: 0, 1 an error, 4 some pairs failed, 5 all failed, 6 a cap)."""
 
 from __future__ import annotations
 
@@ -10,16 +11,35 @@ from typing import TYPE_CHECKING
 
 import click
 
-from judgepool.ui.commands.judge_report import money, print_judged
+from judgepool.api.batch import BatchProgress
+from judgepool.api.progress import money
+from judgepool.ui.commands.judge_report import print_judged
 from judgepool.ui.format import echo_table, note
 
 if TYPE_CHECKING:
+    from judgepool.api.batch import BatchRow, Collection, Submission
+    from judgepool.api.options import JudgeOptions
+    from judgepool.api.store import Store
     from judgepool.errors import JudgepoolError
-    from judgepool.judge.batch.collect import Collection
-    from judgepool.judge.batch.submit import Submission
-    from judgepool.judge.session import JudgeSettings
-    from judgepool.pooling.store.batches import BatchRow
-    from judgepool.pooling.store.connection import Store
+
+
+class Shown(BatchProgress):
+    """Prints what a submission sent as soon as it is sent (before a wait), and the remarks
+    made on the way; draws the wait's bar."""
+
+    def __init__(
+        self, enabled: bool | None, store: Store, options: JudgeOptions, *, waiting: bool
+    ) -> None:
+        super().__init__(enabled)
+        self.store, self.options, self.wait = store, options, waiting
+        self.submitted = False
+
+    def sent(self, submission: Submission) -> None:
+        self.submitted = True
+        print_submission(submission, self.store, self.options, waiting=self.wait)
+
+    def note(self, message: str) -> None:
+        note(message)
 
 
 def command(store: Store, *args: str) -> str:
@@ -49,15 +69,15 @@ def _prices(found: Submission) -> str:
     )
 
 
-def _heading(found: Submission, settings: JudgeSettings) -> None:
+def _heading(found: Submission, options: JudgeOptions) -> None:
     note(
-        f"judge: {found.labeller} as a batch; {found.holes} holes at depth {settings.depth} "
-        f"({settings.level} level)"
+        f"judge: {found.labeller} as a batch; {found.holes} holes at depth {options.depth} "
+        f"({options.level} level)"
     )
 
 
-def print_forecast(found: Submission, settings: JudgeSettings) -> None:
-    _heading(found, settings)
+def print_forecast(found: Submission, options: JudgeOptions) -> None:
+    _heading(found, options)
     held = f"{', '.join(found.claimed_by)}" if found.claimed_by else "not sent again"
     rows = [
         ("holes", found.holes, ""),
@@ -74,7 +94,7 @@ def print_forecast(found: Submission, settings: JudgeSettings) -> None:
     click.echo(
         f"batch files: {len(found.files)} ({sizes or 'nothing to send'}); limits: {found.limits}"
     )
-    max_out = settings.max_tokens or 256
+    max_out = options.max_tokens or 256
     click.echo(
         f"estimated tokens: {found.tokens_in:,} in, {found.tokens_out:,} out (typical "
         f"answer; at most {max_out} out per request)"
@@ -116,11 +136,11 @@ _HEADERS = (
 
 
 def print_submission(
-    found: Submission, store: Store, settings: JudgeSettings | None = None, waiting: bool = False
+    found: Submission, store: Store, options: JudgeOptions | None = None, waiting: bool = False
 ) -> None:
-    """What `--batch` did (with `settings`: its heading, as the dry run has it)."""
-    if settings is not None:
-        _heading(found, settings)
+    """What `--batch` did (with `options`: its heading, as the dry run has it)."""
+    if options is not None:
+        _heading(found, options)
     for row in found.adopted:
         note(
             f"found batch {row.name} ({row.status}), which a stopped judgepool had created "

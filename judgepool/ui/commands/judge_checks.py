@@ -1,22 +1,23 @@
 """`judgepool judge`'s quality controls on the command line: the options for several judges and
 for canaries, and what is printed about them (members, the jury, agreement between the judges,
-the canary check with the pairs that fooled the judge). The work is in judge/judge_run.py.
+the canary check with the pairs that fooled the judge), from what the service
+(judgepool/api/judge.py) reports.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
+from judgepool.api.options import JUDGE_DEFAULTS
+from judgepool.api.progress import money
 from judgepool.ui.format import echo_table, fmt_float
 
 if TYPE_CHECKING:
-    from judgepool.judge.backfill import Forecast
-    from judgepool.judge.canaries import CanaryReport
-    from judgepool.judge.judge_run import JudgeRun
-    from judgepool.pooling.store.connection import Store
+    from judgepool.api.judge import CanaryReport, Forecast, JudgeRun
+    from judgepool.metrics.judges import JudgesAgreement
 
 F = TypeVar("F", bound=Callable[..., Any])
 #: Canary pairs listed in full under the table (the rest are in the labels, purpose canary).
@@ -40,7 +41,7 @@ def canary_options(func: F) -> F:
             click.option(
                 "--canary-threshold",
                 type=click.FloatRange(0.0, 1.0),
-                default=0.10,
+                default=JUDGE_DEFAULTS.canary_threshold,
                 show_default=True,
                 help="A kind of canary graded >= 2 more often than "
                 "this marks the judge fooled by canaries.",
@@ -58,14 +59,14 @@ def control_options(func: F) -> F:
             click.option(
                 "--combine",
                 type=click.Choice(["median", "majority", "mean"]),
-                default="median",
+                default=JUDGE_DEFAULTS.combine,
                 show_default=True,
                 help="How several judges' grades become one (ties: the lower grade).",
             ),
             click.option(
                 "--num-samples",
                 type=click.IntRange(min=1),
-                default=1,
+                default=JUDGE_DEFAULTS.num_samples,
                 show_default=True,
                 help="Ask each model K times at a temperature > 0 [0.7] and combine.",
             ),
@@ -82,11 +83,11 @@ def canaries_per_query(canaries: int | None, no_canaries: bool) -> int:
 
     if no_canaries and canaries is not None:
         raise UsageError("--canaries and --no-canaries contradict", "give one of them")
-    return 0 if no_canaries else (2 if canaries is None else canaries)
+    return 0 if no_canaries else (JUDGE_DEFAULTS.canaries if canaries is None else canaries)
 
 
 def split_models(models: tuple[str, ...], api_bases: tuple[str, ...]) -> dict[str, Any]:
-    """JudgeSettings fields for the --model / --api-base given (one model, or a jury)."""
+    """JudgeOptions fields for the --model / --api-base given (one model, or a jury)."""
     if len(models) <= 1:
         if len(api_bases) > 1:
             from judgepool.errors import UsageError
@@ -99,10 +100,8 @@ def split_models(models: tuple[str, ...], api_bases: tuple[str, ...]) -> dict[st
     return {"models": models, "api_bases": api_bases}
 
 
-def print_dry_checks(found: list[tuple[str, Forecast, Forecast | None]]) -> None:
+def print_dry_checks(found: Sequence[tuple[str, Forecast, Forecast | None]]) -> None:
     """Per judge beyond the first, its holes; for every judge, its canaries."""
-    from judgepool.ui.commands.judge_report import money
-
     for labeller, holes, canaries in found:
         if len(found) > 1:
             click.echo(
@@ -120,11 +119,9 @@ def print_dry_checks(found: list[tuple[str, Forecast, Forecast | None]]) -> None
         click.echo(_dry_total(found))
 
 
-def _dry_total(found: list[tuple[str, Forecast, Forecast | None]]) -> str:
+def _dry_total(found: Sequence[tuple[str, Forecast, Forecast | None]]) -> str:
     """What the whole run asks: every judge's holes and canaries (the headline above is the
     first judge's holes only). A judge without a price makes the cost unknown, never $0."""
-    from judgepool.ui.commands.judge_report import money
-
     parts = [
         (name, f) for name, holes, canaries in found for f in (holes, canaries) if f is not None
     ]
@@ -163,11 +160,8 @@ def _members(run: JudgeRun) -> None:
     )
 
 
-def _agreement(store: Store, run: JudgeRun, level: str) -> None:
-    from judgepool.metrics.judges import judges_agreement
-
+def _agreement(run: JudgeRun, found: JudgesAgreement) -> None:
     names = [m.labeller for m in run.members]
-    found = judges_agreement(store, level, names, since_id=run.label_mark)
     click.echo(
         f"agreement between the {len(names)} judges on the {found.units} pairs at least two "
         f"graded in this run: Krippendorff's alpha (ordinal) {fmt_float(found.alpha_ordinal)}, "
@@ -195,9 +189,9 @@ def _agreement(store: Store, run: JudgeRun, level: str) -> None:
             click.echo(f"  {grade}: " + " ".join(f"{n:>4}" for n in row))
 
 
-def print_jury(store: Store, run: JudgeRun, level: str) -> None:
+def print_jury(run: JudgeRun, agreement: JudgesAgreement | None) -> None:
     """The members' work, the jury's combined labels, and how much the judges agree."""
-    if run.jury is None:
+    if run.jury is None or agreement is None:
         return
     jury = run.jury
     _members(run)
@@ -207,7 +201,7 @@ def print_jury(store: Store, run: JudgeRun, level: str) -> None:
     click.echo(
         f"jury {jury.labeller}: {jury.ok} pairs combined by {jury.combine}{ties}{failed}{left}"
     )
-    _agreement(store, run, level)
+    _agreement(run, agreement)
 
 
 def _checked(run: JudgeRun) -> list[CanaryReport]:

@@ -1,5 +1,6 @@
-"""What `judgepool judge` prints (the dry-run forecast, a run's summary, judged@k before and after)
-and how it exits.
+"""What `judgepool judge` prints of what the service (judgepool/api/judge.py) reports: the plan
+before the run (`Planned`, told by the service), the dry-run forecast, a run's summary, judged@k
+before and after, and how it exits.
 
 Exit codes (README, "Filling the holes with an LLM judge"): 0 every hole with text has a label
 now (some may have been labelled by another judge running at the same time); 1 the run stopped
@@ -14,13 +15,20 @@ from typing import TYPE_CHECKING
 
 import click
 
+from judgepool.api.judge import JudgeProgress
+from judgepool.api.progress import cost_text, money
+from judgepool.ui.commands.judge_checks import print_canaries, print_dry_checks, print_jury
 from judgepool.ui.format import echo_table, note
 
 if TYPE_CHECKING:
-    from judgepool.judge.backfill import Forecast
-    from judgepool.judge.loop_state import LoopStats
-    from judgepool.judge.session import JudgeSettings
-    from judgepool.pooling.pool import PoolSummary
+    from judgepool.api.judge import (
+        Forecast,
+        JudgeForecast,
+        JudgeReport,
+        JudgeStart,
+        LoopStats,
+        PoolSummary,
+    )
 
 #: How the summary names each outcome (the database statuses, and two that are not).
 _OUTCOMES = (
@@ -34,8 +42,52 @@ _OUTCOMES = (
 )
 
 
-def money(cost: float | None) -> str:
-    return "unknown" if cost is None else f"${cost:.4f}"
+class Planned(JudgeProgress):
+    """Says what the run will do once the service has prepared it (stderr), and draws the bars."""
+
+    def planned(self, start: JudgeStart) -> None:
+        if start.why:
+            note(start.why)
+        if start.labeller is None:
+            return
+        runs = f"{start.runs} run{'' if start.runs == 1 else 's'}"
+        note(
+            f"judge: {start.labeller}; {start.holes} holes at depth {start.depth} "
+            f"({start.level} level, {runs})"
+        )
+        if start.reasoning:
+            note(start.reasoning)
+
+    def note(self, message: str) -> None:
+        note(message)
+
+
+def _no_holes(before: PoolSummary) -> None:
+    click.echo(f"no holes: every pooled pair at depth {before.depth} has a label")
+    print_judged(before, None)
+
+
+def print_dry_run(found: JudgeForecast) -> None:
+    """The forecast of the holes, each judge's holes and canaries, judged@depth now."""
+    if found.forecast is None:
+        _no_holes(found.before.result)
+        return
+    print_forecast(found.forecast, found.max_tokens, found.start.model)
+    print_dry_checks(found.checks)
+    print_judged(found.before.result, None)
+
+
+def print_run(report: JudgeReport) -> None:
+    """A run's summary, its jury and canaries, judged@depth before and after; then its exit."""
+    stats = report.stats
+    if stats is None or report.run is None:
+        _no_holes(report.before.result)
+        return
+    print_summary(stats)
+    print_jury(report.run, report.agreement)
+    print_canaries(report.run)
+    print_judged(report.before.result, report.after.result)
+    finish(report)
 
 
 def print_forecast(found: Forecast, max_tokens: int | None, model: str) -> None:
@@ -67,8 +119,6 @@ def print_forecast(found: Forecast, max_tokens: int | None, model: str) -> None:
 
 
 def _cost_line(stats: LoopStats) -> str:
-    from judgepool.judge.progress import cost_text
-
     text = cost_text(stats.cost, stats.unpriced_calls)
     if stats.unanswered:
         worst = f" (up to ${stats.charged:.4f})" if stats.charged else " (cost unknown)"
@@ -135,15 +185,15 @@ def print_judged(before: PoolSummary, after: PoolSummary | None) -> None:
     echo_table(("run", f"judged@{depth} before", "after", "holes left"), rows, right=(1, 2, 3))
 
 
-def finish(stats: LoopStats, settings: JudgeSettings) -> None:
+def finish(report: JudgeReport) -> None:
     """Say how the run ended and exit with its code (see the module docstring)."""
-    from judgepool.judge.session import ending
-
+    stats, problem = report.stats, report.problem
+    if stats is None:
+        return
     left = stats.outcomes["not_attempted"]
     if stats.stopped == "interrupted" and stats.fatal is None:
         note(f"interrupted: {left} pairs left; run the same command again to resume")
         raise SystemExit(130)
-    problem = ending(stats, settings)
     if problem is None:
         return
     if stats.fatal is not None and left:

@@ -1,6 +1,6 @@
 """`judgepool prompt render | list | show`: the exact prompt a judge sends for a pair, and the
-templates there are. The work is judge/render.py's (the judge's own request building, messages
-and cache key); this module prints it."""
+templates there are. The work is the services of judgepool/api/prompt.py (which
+`jp.Database.render_prompt` and `jp.templates` call too); this module prints what they return."""
 
 from __future__ import annotations
 
@@ -9,12 +9,15 @@ from typing import TYPE_CHECKING
 
 import click
 
-from judgepool.pooling.store.connection import Store
+from judgepool.api.options import JUDGE_DEFAULTS
+from judgepool.api.store import Store
+from judgepool.defaults import Level
 from judgepool.ui.format import echo_json, echo_table, note
 from judgepool.ui.options import level_option, runs_option
 
 if TYPE_CHECKING:
-    from judgepool.judge.render import RenderedPrompt
+    from judgepool.api.options import Effort
+    from judgepool.api.prompt import RenderedPrompt
 
 
 @click.group("prompt")
@@ -98,21 +101,21 @@ def print_rendered(found: RenderedPrompt) -> None:
 @click.option(
     "--passage-tokens",
     type=click.IntRange(min=16),
-    default=1024,
+    default=JUDGE_DEFAULTS.passage_tokens,
     show_default=True,
     help="As `judge --passage-tokens`.",
 )
 @click.option(
     "--query-tokens",
     type=click.IntRange(min=16),
-    default=1024,
+    default=JUDGE_DEFAULTS.query_tokens,
     show_default=True,
     help="As `judge --query-tokens`.",
 )
 @click.option(
     "--max-chunks",
     type=click.IntRange(min=1),
-    default=3,
+    default=JUDGE_DEFAULTS.max_chunks,
     show_default=True,
     help="As `judge --max-chunks`.",
 )
@@ -123,12 +126,12 @@ def render(
     qid: str,
     doc_id: str,
     template: str | None,
-    level: str,
+    level: Level,
     runs: tuple[str, ...],
     model: str | None,
     temperature: float | None,
     max_tokens: int | None,
-    reasoning_effort: str | None,
+    reasoning_effort: Effort | None,
     passage_tokens: int,
     query_tokens: int,
     max_chunks: int,
@@ -144,14 +147,12 @@ def render(
     the token budgets and fenced, at the doc level the chunks the runs retrieved. No call is
     made and no key is needed.
     """
-    from judgepool.judge.render import render_prompt
+    from judgepool.api.options import JudgeOptions
+    from judgepool.api.prompt import render as render_prompt
 
-    found = render_prompt(
-        store,
-        qid,
-        doc_id,
-        level,
+    options = JudgeOptions(
         model=model,
+        level=level,
         template=template,
         runs=runs,
         passage_tokens=passage_tokens,
@@ -161,6 +162,7 @@ def render(
         max_tokens=max_tokens,
         reasoning_effort=reasoning_effort,
     )
+    found = render_prompt(store, qid, doc_id, options)
     if as_json:
         echo_json(found.as_dict())
     else:
@@ -170,7 +172,7 @@ def render(
 @prompt.command("list")
 def list_templates() -> None:
     """The packaged templates: name, version, hash and file."""
-    from judgepool.judge.prompt import templates
+    from judgepool.api.prompt import templates
 
     echo_table(
         ("name", "version", "hash", "file"),
@@ -187,7 +189,7 @@ def show(name: str) -> None:
     Example:
       judgepool prompt show relevance-v1 > my-prompt.txt
     """
-    from judgepool.judge.prompt import template_text
+    from judgepool.api.prompt import show as template_text
 
     found, text = template_text(name)
     note(f"{found.name}: version {found.version}, {found.hash}, {found.source}")

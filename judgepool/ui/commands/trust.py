@@ -1,15 +1,18 @@
 """`judgepool calibrate` and `judgepool audit sample|status`: check a judge against people.
 
-The work is the library's (judgepool/api/trust.py); this module turns options into calls and prints
-the reports (ui/commands/trust_report.py). Listings go to stdout (TSV or JSONL, for a person or a
-labelling tool); remarks go to stderr.
+The work is the services' (judgepool/api/calibrate.py and judgepool/api/audit.py, which
+`jp.Database` calls too); this module turns options into calls and prints the reports
+(ui/commands/trust_report.py). Listings go to stdout (TSV or JSONL, for a person or a labelling
+tool); remarks go to stderr.
 """
 
 from __future__ import annotations
 
 import click
 
-from judgepool.pooling.store.connection import Store
+from judgepool.api.options import JUDGE_DEFAULTS
+from judgepool.api.store import Store
+from judgepool.defaults import CALIBRATION_SAMPLE, DRAW_SEED, Level
 from judgepool.ui.commands.judge_checks import canary_options
 from judgepool.ui.format import note
 from judgepool.ui.options import depth_option, judge_option, level_option, runs_option
@@ -28,11 +31,11 @@ from judgepool.ui.options import depth_option, judge_option, level_option, runs_
     "--sample",
     "sample",
     type=click.IntRange(min=1),
-    default=200,
+    default=CALIBRATION_SAMPLE,
     show_default=True,
     help="Pairs to re-judge, split evenly between the human grades.",
 )
-@click.option("--seed", type=int, default=1, show_default=True, help="Seed of the sample.")
+@click.option("--seed", type=int, default=DRAW_SEED, show_default=True, help="Seed of the sample.")
 @depth_option
 @level_option
 @click.option("--dry-run", is_flag=True, help="Show the sample, cache hits and cost; no call.")
@@ -53,14 +56,14 @@ from judgepool.ui.options import depth_option, judge_option, level_option, runs_
 @click.option(
     "--concurrency",
     type=click.IntRange(1, 512),
-    default=8,
+    default=JUDGE_DEFAULTS.concurrency,
     show_default=True,
     help="Calls in flight at most.",
 )
 @click.option(
     "--timeout",
     type=click.FloatRange(min=0.1),
-    default=60.0,
+    default=JUDGE_DEFAULTS.timeout,
     show_default=True,
     help="Seconds per call.",
 )
@@ -81,7 +84,7 @@ def calibrate(
     sample: int,
     seed: int,
     depth: int,
-    level: str,
+    level: Level,
     dry_run: bool,
     max_cost: float | None,
     max_calls: int | None,
@@ -106,13 +109,13 @@ def calibrate(
     report that uses its labels. Exit codes as `judgepool judge` (0 done, 4 some pairs failed,
     5 none graded, 6 a cap stopped it).
     """
-    from judgepool.api.trust import calibrate as run
-    from judgepool.judge.progress import ProgressBar
-    from judgepool.judge.session import JudgeSettings
+    from judgepool.api.calibrate import calibrate as run
+    from judgepool.api.options import JudgeOptions
+    from judgepool.api.progress import Progress
     from judgepool.ui.commands.judge_checks import canaries_per_query
     from judgepool.ui.commands.trust_report import print_calibration
 
-    settings = JudgeSettings(
+    options = JudgeOptions(
         model=model,
         api_base=api_base,
         depth=depth,
@@ -125,15 +128,8 @@ def calibrate(
         canaries=canaries_per_query(canaries, no_canaries),
         canary_threshold=canary_threshold,
     )
-    bar = None if dry_run else ProgressBar(sample, progress)
     report = run(
-        store,
-        settings,
-        sample,
-        seed,
-        dry_run,
-        bar,
-        lambda what, total: ProgressBar(total, progress, what),
+        store, options, sample=sample, seed=seed, dry_run=dry_run, progress=Progress(progress)
     )
     print_calibration(report)
     if report.problem is not None:
@@ -167,7 +163,7 @@ def audit() -> None:
 @click.option(
     "--seed",
     type=int,
-    default=1,
+    default=DRAW_SEED,
     show_default=True,
     help="Seed of the draw; the same seed with a larger N extends it.",
 )
@@ -205,7 +201,7 @@ def audit_sample(
     seed: int,
     depth: int,
     runs: tuple[str, ...],
-    level: str,
+    level: Level,
     labeller: str | None,
     replace: bool,
     listing: bool,
@@ -220,27 +216,36 @@ def audit_sample(
     grades (a person grades blind). In TSV, tab, newline, carriage return and backslash in a
     text are written as \\t, \\n, \\r and \\\\.
     """
-    from judgepool.api.trust import audit_listing, draw_audit
+    from judgepool.api import audit as service
     from judgepool.ui.commands.trust_report import print_drawn, print_listing
 
     if queries is not None:
-        drawn = draw_audit(store, queries, seed, depth, runs, level, labeller, replace)
+        drawn = service.sample(
+            store,
+            queries,
+            seed=seed,
+            depth=depth,
+            runs=runs,
+            level=level,
+            labeller=labeller,
+            replace=replace,
+        )
         print_drawn(store, drawn, to_stderr=listing)
     elif not listing:
         raise click.UsageError("give --queries N (or --list to list the sample in use)")
     if listing:
-        print_listing(audit_listing(store, level, everything), fmt)
+        print_listing(service.pairs(store, level=level, everything=everything), fmt)
 
 
 @audit.command("status")
 @level_option
 @click.pass_obj
-def audit_status(store: Store, level: str) -> None:
+def audit_status(store: Store, level: Level) -> None:
     """Progress of the audit sample: queries fully audited, pairs labelled and left."""
-    from judgepool.api.trust import audit_status as status
+    from judgepool.api.audit import status
     from judgepool.ui.commands.trust_report import print_status
 
-    found = status(store, level)
+    found = status(store, level=level)
     print_status(found)
     if found.audited < 2:
         note("a judge-corrected interval needs at least 2 fully audited queries")

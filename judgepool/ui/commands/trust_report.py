@@ -1,4 +1,4 @@
-"""What `judgepool calibrate` and `judgepool audit` print."""
+"""What `judgepool calibrate` and `judgepool audit` print of what their services report."""
 
 from __future__ import annotations
 
@@ -7,13 +7,14 @@ from typing import TYPE_CHECKING
 
 import click
 
+from judgepool.api.progress import cost_text, money
 from judgepool.ui.format import echo_table, fmt_float, note
 
 if TYPE_CHECKING:
-    from judgepool.api.trust import AuditStatus, CalibrationReport, ListedPair
+    from judgepool.api.audit import AuditDraw, AuditStatus, ListedPair
+    from judgepool.api.calibrate import CalibrationReport
+    from judgepool.api.store import Store
     from judgepool.metrics.calibration import Figures
-    from judgepool.pooling.audit.samples import Drawn
-    from judgepool.pooling.store.connection import Store
 
 GRADES = (0, 1, 2, 3)
 
@@ -69,16 +70,12 @@ def print_calibration(report: CalibrationReport) -> None:
             f"{f.calls} calls, {f.no_text} without text; estimated cost {cost}"
         )
         if (c := report.canary_forecast) is not None:
-            from judgepool.ui.commands.judge_report import money
-
             click.echo(
                 f"canaries for {report.labeller}: {c.requests} pairs, {c.calls} calls "
                 f"({c.cached_pairs} in the cache), estimated cost "
                 f"{money(c.estimate.cost)}"
             )
         return
-    from judgepool.judge.progress import cost_text
-
     unpriced = report.stats.unpriced_calls if report.stats is not None else 0
     click.echo(
         f"{report.calls} calls, {report.cached} pairs from the cache (cost nothing); "
@@ -124,15 +121,12 @@ def _canaries(report: CalibrationReport) -> None:
         print_canaries(report.check)
 
 
-def print_drawn(store: Store, drawn: Drawn, to_stderr: bool = False) -> None:
+def print_drawn(store: Store, drawn: AuditDraw, to_stderr: bool = False) -> None:
     """The sample drawn (or kept), and what it takes to audit it."""
-    from judgepool.pooling.audit.samples import progress
-
     s = drawn.sample
     where = ", ".join(s.runs) if s.runs else "every run"
     who = s.labeller or "any judge"
-    found = progress(store, s)
-    pairs, labelled = sum(q.pairs for q in found), sum(q.labelled for q in found)
+    pairs, labelled = drawn.status.pairs, drawn.status.labelled
     lines = [
         f"{drawn.note}: audit sample #{s.id} of {len(s.qids)} of {s.evaluation_set} queries "
         f"(inclusion probability {s.inclusion_probability:.3f}), seed {s.seed}, {s.level} "

@@ -8,10 +8,15 @@ the toggle is on (a model makes litellm load).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import streamlit as st
 
 from judgepool.errors import JudgepoolError
 from judgepool.ui.dashboard.view import View, md, show_error
+
+if TYPE_CHECKING:
+    pass
 
 
 def show_prompt(view: View, qid: str, doc_id: str) -> None:

@@ -1,10 +1,12 @@
-"""`judgepool judge` as library calls: plan the holes, forecast a dry run, or fill them.
+"""A run's plan: the holes of the pool -> the judge's requests, and the forecast of a dry run.
 
-plan = plan_holes(store, depth=10, runs=["splade"])          # holes -> requests
-judge = make_judge("openai/gpt-4o-mini")                      # judge.registry
-with JudgeCache() as cache:
-    print(forecast(store, judge, plan, cache))                # --dry-run: no call made
-    stats = backfill(store, judge, plan, LoopOptions(max_cost=5), cache)
+    plan = plan_holes(store, depth=10, runs=["splade"])          # holes -> requests
+    judge = make_judge("openai/gpt-4o-mini")                      # judge.registry
+    with JudgeCache() as cache:
+        forecast(store, judge, plan, cache)                       # a dry run: no call made
+        stats = backfill(store, judge, plan, LoopOptions(max_cost=5), cache)   # the bare loop
+
+A whole run (the members, the canaries, a jury, the record) is judge/run/members.py's.
 """
 
 from __future__ import annotations
@@ -16,13 +18,12 @@ from judgepool.errors import JudgeError
 from judgepool.judge.base import Estimate, Judge
 from judgepool.judge.cache import JudgeCache, usable_entry
 from judgepool.judge.loop import LabellingLoop, LoopOptions, LoopStats, ProgressSink
-from judgepool.judge.requests import (
+from judgepool.judge.options import (
     DEFAULT_MAX_CHUNKS,
     DEFAULT_PASSAGE_TOKENS,
     DEFAULT_QUERY_TOKENS,
-    Built,
-    build_requests,
 )
+from judgepool.judge.requests import Built, build_requests
 from judgepool.pooling.pool import Hole, PoolSpec, list_holes
 from judgepool.pooling.store.connection import Store
 from judgepool.pooling.store.judgments import check_level, label_mark

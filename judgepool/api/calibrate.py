@@ -1,14 +1,11 @@
-"""The trust loop as library calls: calibrate a judge, draw an audit sample, follow the audit.
+"""The calibrate verb: re-judge pairs people labelled and report how the judge agrees with them,
+as `jp.Database.calibrate` and `judgepool calibrate` both do it.
 
-    report = calibrate(store, JudgeSettings(model="openai/gpt-4o-mini"), sample=200, seed=1)
-    drawn = draw_audit(store, queries=15, seed=1, level="doc")
-    listing = audit_listing(store, level="doc")      # what a person must label, with texts
-    status = audit_status(store, level="doc")        # queries audited, pairs labelled / left
+    report = calibrate(store, JudgeOptions(model="openai/gpt-4o-mini"), sample=200, seed=1)
 
-`jp.Database.calibrate / audit_sample / audit_pairs / audit_status` and the `judgepool calibrate`
-and `judgepool audit` commands call these. The pieces: pooling/audit/calibration_pairs.py and
-pooling/audit/samples.py (the database), judge/calibrate.py (re-judging through the judge's
-loop), metrics/calibration.py (the figures). Judge-corrected intervals: metrics/corrected.py.
+The pieces: pooling/audit/calibration_pairs.py (the sample, the stored runs),
+judge/run/calibration.py (re-judging through the judge run's loop, then its canaries),
+metrics/calibration.py (the figures). Nothing here prints.
 """
 
 from __future__ import annotations
@@ -17,17 +14,18 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
+from judgepool.api.progress import Progress
+from judgepool.defaults import CALIBRATION_SAMPLE, DRAW_SEED
+from judgepool.judge.options import JudgeOptions
 from judgepool.pooling.store.connection import Store, utcnow
 
 if TYPE_CHECKING:
     from judgepool.errors import JudgepoolError
-    from judgepool.judge.backfill import Forecast
     from judgepool.judge.canaries import CanaryReport
-    from judgepool.judge.judge_run import Bars, JudgeRun
-    from judgepool.judge.loop_state import LoopStats, ProgressSink
-    from judgepool.judge.session import JudgeSettings
+    from judgepool.judge.loop_state import LoopStats
+    from judgepool.judge.run.plan import Forecast
+    from judgepool.judge.run.result import JudgeRun
     from judgepool.metrics.calibration import CalibrationFigures
-    from judgepool.pooling.audit.samples import AuditSample, Drawn, QueryProgress
 
 
 @dataclass(frozen=True)
@@ -123,26 +121,27 @@ def _prompt_hash(described: dict[str, Any]) -> str | None:
 
 def calibrate(
     store: Store,
-    settings: JudgeSettings,
-    sample: int = 200,
-    seed: int = 1,
+    options: JudgeOptions,
+    *,
+    sample: int = CALIBRATION_SAMPLE,
+    seed: int = DRAW_SEED,
     dry_run: bool = False,
-    progress: ProgressSink | None = None,
-    bars: Bars | None = None,
+    progress: Progress | None = None,
 ) -> CalibrationReport:
     """Re-judge a seeded, grade-stratified sample of pooled human-labelled pairs and report how
     the judge agrees (a dry run forecasts the calls and cost instead); then the canaries, as
-    `judge` plants them (`settings.canaries`, 0: none), recorded in judge_runs. A judge that
+    `judge` plants them (`options.canaries`, 0: none), recorded in judge_runs. A judge that
     cannot run on the sample raises; a cap that stopped it, failed pairs, or an error during
-    the canaries are in `problem`, the figures are of what was graded. `progress` shows the
-    sample's loop, `bars` makes the canaries' bar."""
-    from judgepool.judge.calibrate import (
+    the canaries are in `problem`, the figures are of what was graded. `progress` makes the
+    bars of the sample's loop and of the canaries'."""
+    from judgepool.judge.run.calibration import (
         calibration_canaries,
         prepare_calibration,
         run_calibration,
     )
-    from judgepool.judge.judge_run import dry_runs, record
-    from judgepool.judge.session import ending
+    from judgepool.judge.run.members import dry_runs
+    from judgepool.judge.run.record import record
+    from judgepool.judge.run.session import ending
     from judgepool.metrics.calibration import GRADES, calibration_figures
     from judgepool.pooling.audit.calibration_pairs import (
         CalibrationRun,
@@ -150,7 +149,7 @@ def calibrate(
         record_run,
     )
 
-    prepared = prepare_calibration(store, settings, sample, seed)
+    prepared = prepare_calibration(store, options, sample, seed)
     judge = prepared.session.judge
     described = judge.describe() if judge is not None else {}
     base = CalibrationReport(
@@ -158,8 +157,8 @@ def calibrate(
         labeller=prepared.labeller,
         model=prepared.session.model,
         prompt_hash=_prompt_hash(described),
-        level=settings.level,
-        depth=settings.depth,
+        level=options.level,
+        depth=options.depth,
         seed=seed,
         asked=sample,
         pool_counts=prepared.population.counts(),
@@ -170,13 +169,14 @@ def calibrate(
     if dry_run:
         ((_, pairs, canaries),) = dry_runs(store, prepared.session)
         return replace(base, forecast=pairs, canary_forecast=canaries)
+    shown = progress or Progress()
     started = utcnow()
-    stats = run_calibration(store, prepared, settings, progress)
+    stats = run_calibration(store, prepared, options, shown.bar(None, len(prepared.sample)))
     if stats.fatal is not None:
         raise stats.fatal
-    check = calibration_canaries(store, prepared, settings, stats, bars)
+    check = calibration_canaries(store, prepared, options, stats, shown.bar)
     mark = prepared.session.plan.label_mark
-    found = calibration_labels(store, prepared.sample, settings.level, prepared.labeller, mark)
+    found = calibration_labels(store, prepared.sample, options.level, prepared.labeller, mark)
     graded = [
         (p.grade, found[p.qid, p.doc_id].grade)
         for p in prepared.sample
@@ -195,13 +195,13 @@ def calibrate(
         calls=stats.calls,
         cached=stats.cached,
         stats=stats,
-        problem=ending(stats, settings),
+        problem=ending(stats, options),
         check=check,
     )
     record(
         store,
         prepared.session,
-        settings,
+        options,
         check,
         started,
         "calibrate",
@@ -213,8 +213,8 @@ def calibrate(
         CalibrationRun(
             0,
             "",
-            settings.level,
-            settings.depth,
+            options.level,
+            options.depth,
             prepared.labeller,
             prepared.session.model,
             report.prompt_hash,
@@ -226,95 +226,3 @@ def calibrate(
         ),
     )
     return replace(report, run_id=run_id)
-
-
-def draw_audit(
-    store: Store,
-    queries: int,
-    seed: int = 1,
-    depth: int = 10,
-    runs: tuple[str, ...] = (),
-    level: str = "chunk",
-    labeller: str | None = None,
-    replace: bool = False,
-) -> Drawn:
-    """Draw (or resize) the audit sample at `level` (pooling.audit.samples.draw_sample)."""
-    from judgepool.pooling.audit.samples import draw_sample
-
-    return draw_sample(store, queries, seed, depth, runs, level, labeller, replace)
-
-
-@dataclass(frozen=True)
-class ListedPair:
-    """A pair of the audit sample to show a person (the judge's grade is not in it: blind)."""
-
-    qid: str
-    doc_id: str
-    query: str | None
-    passage: str | None
-    human_grade: int | None
-    judge_grade: int = field(repr=False, default=-1)  # for the queue, revealed after grading
-
-
-def current_sample(store: Store, level: str) -> AuditSample:
-    """The audit sample in use at `level`, or an error that says how to draw one."""
-    from judgepool.errors import UsageError
-    from judgepool.pooling.audit.samples import latest_sample
-
-    sample = latest_sample(store, level)
-    if sample is None:
-        raise UsageError(
-            f"no audit sample at the {level} level yet",
-            f"draw one: judgepool audit sample --queries 15 --level {level}",
-        )
-    return sample
-
-
-def audit_listing(store: Store, level: str = "chunk", everything: bool = False) -> list[ListedPair]:
-    """The judge-labelled pairs of the audit sample's queries in its pool, with query and
-    passage text, in the sample's order: those still without a human label (all of them with
-    `everything`)."""
-    from judgepool.pooling.audit.samples import pairs_to_audit, texts_of
-
-    sample = current_sample(store, level)
-    pairs = [p for p in pairs_to_audit(store, sample) if everything or p.human_grade is None]
-    queries, passages = texts_of(store, sample, pairs)
-    return [
-        ListedPair(
-            p.qid,
-            p.doc_id,
-            queries.get(p.qid),
-            passages.get((p.qid, p.doc_id)),
-            p.human_grade,
-            p.judge_grade,
-        )
-        for p in pairs
-    ]
-
-
-@dataclass(frozen=True)
-class AuditStatus:
-    """Progress of the audit sample in use."""
-
-    sample: AuditSample
-    queries: list[QueryProgress]
-
-    @property
-    def audited(self) -> int:
-        return sum(q.audited for q in self.queries)
-
-    @property
-    def pairs(self) -> int:
-        return sum(q.pairs for q in self.queries)
-
-    @property
-    def labelled(self) -> int:
-        return sum(q.labelled for q in self.queries)
-
-
-def audit_status(store: Store, level: str = "chunk") -> AuditStatus:
-    """Queries fully audited and pairs labelled / left, per query of the sample in use."""
-    from judgepool.pooling.audit.samples import progress
-
-    sample = current_sample(store, level)
-    return AuditStatus(sample, progress(store, sample))

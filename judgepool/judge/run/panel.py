@@ -1,4 +1,4 @@
-"""From the settings to the judges of a run: a jury's members (and its labeller) and the canary
+"""From the options to the judges of a run: a jury's members (and its labeller) and the canary
 plan, with every wrong combination of options refused before anything is paid.
 
 `--api-base` with several `--model`s: given once, it is every model's server; given as many
@@ -18,7 +18,7 @@ from judgepool.pooling.store.judgments import JURY_PREFIX
 if TYPE_CHECKING:
     from judgepool.judge.base import Judge
     from judgepool.judge.canaries import CanaryPlan
-    from judgepool.judge.settings import JudgeSettings
+    from judgepool.judge.options import JudgeOptions
     from judgepool.pooling.store.connection import Store
 
 #: The temperature of `--num-samples` when none is given (samples at 0 would repeat one answer).
@@ -26,8 +26,8 @@ SAMPLE_TEMPERATURE = 0.7
 NO_API_BASE = "-"
 
 
-def _api_bases(settings: JudgeSettings, models: tuple[str, ...]) -> list[str | None]:
-    given = settings.api_bases or ((settings.api_base,) if settings.api_base else ())
+def _api_bases(options: JudgeOptions, models: tuple[str, ...]) -> list[str | None]:
+    given = options.api_bases or ((options.api_base,) if options.api_base else ())
     if len(given) == 1:
         given = given * len(models)
     if given and len(given) != len(models):
@@ -39,12 +39,11 @@ def _api_bases(settings: JudgeSettings, models: tuple[str, ...]) -> list[str | N
     return [None if b in (None, "", NO_API_BASE) else b for b in given] or [None] * len(models)
 
 
-def jury_members(settings: JudgeSettings) -> tuple[tuple[Judge, ...], str]:
-    """The members of the jury the settings ask for, and the jury's labeller."""
-    from judgepool.judge.registry import is_offline, make_judge
-    from judgepool.judge.settings import judge_options
+def jury_members(options: JudgeOptions) -> tuple[tuple[Judge, ...], str]:
+    """The members of the jury the options ask for, and the jury's labeller."""
+    from judgepool.judge.registry import constructor_options, is_offline, make_judge
 
-    s = settings
+    s = options
     models = s.models or ((s.model,) if s.model else ())
     samples = s.num_samples
     if not models:
@@ -87,7 +86,7 @@ def jury_members(settings: JudgeSettings) -> tuple[tuple[Judge, ...], str]:
         if model.startswith(JURY_PREFIX):
             raise UsageError(f"{model!r} is a jury's name, not a model", "name models only")
         own = replace(s, api_base=base, temperature=temperature)
-        judges.append(make_judge(model, **judge_options(model, own)))
+        judges.append(make_judge(model, **constructor_options(model, own)))
     members: list[Judge] = judges
     if samples > 1:
         members = [SampledJudge(j, i, samples) for j in judges for i in range(1, samples + 1)]
@@ -101,14 +100,14 @@ def jury_members(settings: JudgeSettings) -> tuple[tuple[Judge, ...], str]:
 
 
 def canaries_for(
-    store: Store, settings: JudgeSettings, judge: Judge, labeller: str | None
+    store: Store, options: JudgeOptions, judge: Judge, labeller: str | None
 ) -> CanaryPlan | None:
     """The canaries of this run (None with `canaries=0`), drawn from the pool's queries."""
     from judgepool.judge.canaries import plan_canaries
     from judgepool.judge.prompt import DEFAULT_TEMPLATE, load_template
     from judgepool.pooling.pool import pool_queries
 
-    s = settings
+    s = options
     if s.canaries < 0 or s.canary_queries < 1:
         raise UsageError(
             f"--canaries {s.canaries} / {s.canary_queries} queries is not possible",

@@ -302,6 +302,7 @@ def _cache() -> Check:
 
 
 def doctor(
+    *,
     model: str | None = None,
     api_base: str | None = None,
     db: str | os.PathLike[str] | None = None,

@@ -1,18 +1,18 @@
-"""Re-judging pairs people labelled, through the judge run's own machinery (judge/session.py).
+"""Re-judging pairs people labelled, through the judge run's own machinery (judge/run/).
 
-    session = prepare_calibration(store, settings, sample=200, seed=1)
-    forecast = dry_run(store, session)                 # judge.session.dry_run: no call
-    stats = run_calibration(store, session, settings)  # the labelling loop, purpose 'calibration'
-    check = calibration_canaries(store, session, settings, stats)  # then the canaries
+    prepared = prepare_calibration(store, options, sample=200, seed=1)
+    dry_runs(store, prepared.session)                  # judge/run/members.py: no call
+    stats = run_calibration(store, prepared, options)  # the labelling loop, purpose 'calibration'
+    check = calibration_canaries(store, prepared, options, stats)  # then the canaries
 
 The sampled pairs (pooling/audit/calibration_pairs.py) become requests exactly as holes do (the same
 texts, cut to the same budgets, hence the same cache keys: a pair whose text the judge already
 answered costs nothing), and the labelling loop labels them with the same cache, claims,
 concurrency, retries, caps and provenance as `judgepool judge`, writing labels with purpose
 `calibration` (never effective, never exported). Then, as in every `judge` run, the canaries
-(judge/canaries.py, planned from the pool's queries by judge/panel.py's `canaries_for`) run through
-judge/judge_run.py's own code, after the sample and within what it left of the caps;
-judge_run.record records the check in judge_runs (command `calibrate`), so a judge fooled here is
+(judge/canaries.py, planned from the pool's queries by judge/run/panel.py's `canaries_for`) run
+through judge/run/members.py's own code, after the sample and within what it left of the caps;
+judge/run/record.py records the check in judge_runs (command `calibrate`), so a judge fooled here is
 marked in every report that uses its labels. Nothing here computes a figure (metrics/calibration.py
 does).
 """
@@ -23,8 +23,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from judgepool.errors import UsageError
-from judgepool.judge.session import JudgeSettings, Session
-from judgepool.judge.settings import judge_options
+from judgepool.judge.options import JudgeOptions
+from judgepool.judge.registry import constructor_options
+from judgepool.judge.run.session import Session
 from judgepool.pooling.audit.calibration_pairs import (
     HumanPair,
     Population,
@@ -34,8 +35,8 @@ from judgepool.pooling.audit.calibration_pairs import (
 from judgepool.pooling.store.connection import Store
 
 if TYPE_CHECKING:
-    from judgepool.judge.judge_run import Bars, JudgeRun
     from judgepool.judge.loop_state import LoopStats, ProgressSink
+    from judgepool.judge.run.result import Bars, JudgeRun
 
 PURPOSE = "calibration"
 
@@ -57,20 +58,20 @@ class CalibrationSession:
 
 
 def prepare_calibration(
-    store: Store, settings: JudgeSettings, sample: int = 200, seed: int = 1
+    store: Store, options: JudgeOptions, sample: int = 200, seed: int = 1
 ) -> CalibrationSession:
     """Choose the model, draw the sample, build its requests, make the judge and plan the
-    canaries (none with `settings.canaries == 0`)."""
-    from judgepool.judge.backfill import Plan
-    from judgepool.judge.panel import canaries_for
+    canaries (none with `options.canaries == 0`)."""
     from judgepool.judge.registry import choose_model, make_judge
     from judgepool.judge.requests import build_requests
+    from judgepool.judge.run.panel import canaries_for
+    from judgepool.judge.run.plan import Plan
     from judgepool.pooling.pool import Hole, PoolSpec, pool_summary
     from judgepool.pooling.store.judgments import check_level, label_mark
 
-    s = settings
+    s = options
     model, why = choose_model(s.model, s.api_base)
-    options = judge_options(model, s)
+    made = constructor_options(model, s)
     found = population(store, s.depth, s.level)
     if not found.pairs:
         raise UsageError(
@@ -88,7 +89,7 @@ def prepare_calibration(
     before = pool_summary(
         store, PoolSpec(depth=s.depth, level=check_level(s.level), labeller=s.labeller)
     )
-    judge = make_judge(model, **options)
+    judge = make_judge(model, **made)
     canaries = canaries_for(store, s, judge, None)
     session = Session(model, why, before, plan, judge, (judge,), None, canaries)
     return CalibrationSession(session, found, drawn, seed, sample)
@@ -97,7 +98,7 @@ def prepare_calibration(
 def run_calibration(
     store: Store,
     prepared: CalibrationSession,
-    settings: JudgeSettings,
+    options: JudgeOptions,
     progress: ProgressSink | None = None,
 ) -> LoopStats:
     """Label the sample with purpose `calibration` (judge/loop.py; caps, claims and cache as
@@ -109,28 +110,28 @@ def run_calibration(
     judge, plan = prepared.session.judge, prepared.session.plan
     if judge is None:  # pragma: no cover - prepare_calibration always makes a judge
         raise UsageError("no judge to calibrate", "name one with --model")
-    options = LoopOptions(
-        concurrency=settings.concurrency,
-        max_cost=settings.max_cost,
-        max_calls=settings.max_calls,
-        retries=settings.retries,
-        timeout=settings.timeout,
+    limits = LoopOptions(
+        concurrency=options.concurrency,
+        max_cost=options.max_cost,
+        max_calls=options.max_calls,
+        retries=options.retries,
+        timeout=options.timeout,
         purpose=PURPOSE,
     )
     with JudgeCache() as cache:
-        loop = LabellingLoop(store, judge, cache, options, progress)
+        loop = LabellingLoop(store, judge, cache, limits, progress)
         return loop.run(plan.built.requests, plan.built.skipped, plan.label_mark)
 
 
 def calibration_canaries(
     store: Store,
     prepared: CalibrationSession,
-    settings: JudgeSettings,
+    options: JudgeOptions,
     stats: LoopStats,
     bars: Bars | None = None,
 ) -> JudgeRun:
     """The canary check of a calibration, run as `judgepool judge` runs it (none when the
-    calibration's loop stopped, or with no canary planned); record it with judge_run.record."""
-    from judgepool.judge.judge_run import canaries_after
+    calibration's loop stopped, or with no canary planned); record it with judge/run/record.py."""
+    from judgepool.judge.run.members import canaries_after
 
-    return canaries_after(store, prepared.session, settings, stats, bars, "sampled pairs")
+    return canaries_after(store, prepared.session, options, stats, bars, "sampled pairs")

@@ -1,16 +1,13 @@
-"""One judge run as the library and `judgepool judge` both do it: settings -> plan -> run -> ending.
+"""A judge run's beginning and end: `prepare` (options -> the model, the pool before, the plan,
+the judges, the canaries) and `ending` (the stats -> the error the run ended with, if any).
 
-    settings = JudgeSettings(model="openai/gpt-4o-mini", depth=10, max_cost=5)
-    session = prepare(store, settings)            # the model, the pool before, the plan, the judge
-    result = run_all(store, session, settings)    # holes, canaries, a jury (judge/judge_run.py)
-    problem = ending(result.stats, settings)      # None, or the error the run ended with
+    session = prepare(store, JudgeOptions(model="openai/gpt-4o-mini", max_cost=5))
+    run = run_all(store, session, options)         # judge/run/members.py
+    problem = ending(run.stats, options)           # None, or the error the run ended with
 
-`models=("openai/a", "openai/b")` (or `num_samples=K`) makes a jury (judge/jury.py); canaries
-(judge/canaries.py) are planned here unless `canaries=0`. `run` labels the holes with the one
-judge only (no canary, no jury, no record): what a caller that wants the bare loop uses.
-
-The CLI prints around these calls and exits with `problem.exit_code`; the library returns the
-report with `problem` attached (jp.Database.judge). Nothing here prints.
+`models=("openai/a", "openai/b")` (or `num_samples=K`) makes a jury (judge/run/panel.py);
+canaries (judge/canaries.py) are planned here unless `canaries=0`. Nothing here prints: the
+service api/judge.py calls these for `jp.Database.judge` and `judgepool judge` alike.
 """
 
 from __future__ import annotations
@@ -23,17 +20,16 @@ from judgepool.errors import (
     HolesFailedError,
     JudgepoolError,
     NothingLabelledError,
-    UsageError,
 )
-from judgepool.judge.settings import JudgeSettings as JudgeSettings
-from judgepool.judge.settings import judge_options
+from judgepool.judge.options import JudgeOptions
+from judgepool.judge.registry import constructor_options
 from judgepool.pooling.store.connection import Store
 
 if TYPE_CHECKING:
-    from judgepool.judge.backfill import Forecast, Plan
     from judgepool.judge.base import Judge
     from judgepool.judge.canaries import CanaryPlan
-    from judgepool.judge.loop_state import LoopStats, ProgressSink
+    from judgepool.judge.loop_state import LoopStats
+    from judgepool.judge.run.plan import Plan
     from judgepool.pooling.pool import PoolSummary
 
 
@@ -54,22 +50,27 @@ class Session:
     jury: str | None = None
     canaries: CanaryPlan | None = None
 
+    @property
+    def labeller(self) -> str:
+        """Whose labels the run writes that count: the jury's, the judge's, else the model."""
+        return self.jury or (self.judge.labeller if self.judge is not None else self.model)
 
-def prepare(store: Store, settings: JudgeSettings) -> Session:
+
+def prepare(store: Store, options: JudgeOptions) -> Session:
     """Choose the model(s), read the pool, plan the requests and the canaries, make the judge(s).
 
     A jury fills its own holes: the pairs with no human label and no label of this jury
-    (`--judge` does not apply)."""
-    from judgepool.judge.backfill import plan_holes
-    from judgepool.judge.panel import canaries_for, jury_members
+    (`labeller` does not apply)."""
     from judgepool.judge.registry import choose_model, make_judge
+    from judgepool.judge.run.panel import canaries_for, jury_members
+    from judgepool.judge.run.plan import plan_holes
     from judgepool.pooling.pool import pool_summary
 
-    s = settings
+    s = options
     members: tuple[Judge, ...] = ()
     jury: str | None = None
     labeller: str | None
-    if len(s.models) > 1 or s.num_samples > 1:
+    if s.is_jury:
         members, jury = jury_members(s)
         model, why, labeller = members[0].labeller, None, jury
     else:
@@ -90,47 +91,12 @@ def prepare(store: Store, settings: JudgeSettings) -> Session:
     if not plan.holes:
         return Session(model, why, before, plan, None, (), jury)
     if not members:
-        members = (make_judge(model, **judge_options(model, s)),)
+        members = (make_judge(model, **constructor_options(model, s)),)
     canaries = canaries_for(store, s, members[0], labeller)
     return Session(model, why, before, plan, members[0], members, jury, canaries)
 
 
-def dry_run(store: Store, session: Session) -> Forecast:
-    """What the run would do (holes, cache hits, tokens, cost), without a call or a key."""
-    from judgepool.judge.backfill import forecast
-    from judgepool.judge.cache import JudgeCache
-
-    if session.judge is None:
-        raise UsageError("there is no hole to forecast", "nothing to do: every pair is labelled")
-    with JudgeCache() as cache:
-        return forecast(store, session.judge, session.plan, cache)
-
-
-def run(
-    store: Store,
-    session: Session,
-    settings: JudgeSettings,
-    progress: ProgressSink | None = None,
-) -> LoopStats | None:
-    """Label the plan's holes (None when there was none); see judge/loop.py."""
-    from judgepool.judge.backfill import backfill
-    from judgepool.judge.cache import JudgeCache
-    from judgepool.judge.loop_state import LoopOptions
-
-    if session.judge is None:
-        return None
-    options = LoopOptions(
-        concurrency=settings.concurrency,
-        max_cost=settings.max_cost,
-        max_calls=settings.max_calls,
-        retries=settings.retries,
-        timeout=settings.timeout,
-    )
-    with JudgeCache() as cache:
-        return backfill(store, session.judge, session.plan, options, cache, progress)
-
-
-def ending(stats: LoopStats | None, settings: JudgeSettings) -> JudgepoolError | None:
+def ending(stats: LoopStats | None, options: JudgeOptions) -> JudgepoolError | None:
     """The error a finished run ended with, or None when every hole with text got a label.
 
     A judge error (no key, no quota, a fault) is the run's own; a cap that stopped it is a
@@ -149,9 +115,9 @@ def ending(stats: LoopStats | None, settings: JudgeSettings) -> JudgepoolError |
     failures = f"; {failed} pairs failed ({why})" if failed else ""
     if stats.stopped in ("max-cost", "max-calls"):
         cap = (
-            f"--max-cost ${settings.max_cost}"
+            f"--max-cost ${options.max_cost}"
             if stats.stopped == "max-cost"
-            else f"--max-calls {settings.max_calls}"
+            else f"--max-calls {options.max_calls}"
         )
         return BudgetExceededError(
             f"stopped before exceeding {cap}: {left} pairs not attempted{failures}",

@@ -1,9 +1,9 @@
 """A whole judge run: every member labels the holes, then the canaries, then a jury combines,
-and the run is recorded (pooling/store/judge_runs.py). What `judgepool judge` and
-`jp.Database.judge` both call after `session.prepare`:
+and the run is recorded (judge/run/record.py). What the service api/judge.py (behind
+`judgepool judge` and `jp.Database.judge`) calls after `session.prepare`:
 
-    session = prepare(store, settings)
-    result = run_all(store, session, settings)    # JudgeRun: holes, members, canaries, jury
+    session = prepare(store, options)
+    result = run_all(store, session, options)     # JudgeRun: holes, members, canaries, jury
 
 The members (one judge, or a jury's) run one after another through the same labelling loop,
 cache and claims, the holes first: a cap (`--max-cost`, `--max-calls`) covers the whole run,
@@ -12,94 +12,57 @@ run there. The canaries run after the holes (they never delay or crowd out the l
 for) through the same loop, with purpose `canary`; when a cap or a stop came first they are not
 run, and the result says so. `stats` is what the CLI's summary and exit code read: the single
 judge's loop, or for a jury the combined view (pairs by the jury's outcome, calls and cost of
-every member). `calibrate` reuses the canary part (`canaries_after`) and `record`.
+every member). A calibration reuses the canary part (`canaries_after`) and `record`.
 """
 
 from __future__ import annotations
 
 import secrets
 from collections import Counter
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import TYPE_CHECKING
 
-from judgepool.judge.backfill import Forecast, Plan, forecast
 from judgepool.judge.cache import JudgeCache
-from judgepool.judge.canaries import CanaryPlan, CanaryReport, canary_report
+from judgepool.judge.canaries import canary_report
 from judgepool.judge.jury import JuryResult, combine_run
 from judgepool.judge.loop import LabellingLoop
-from judgepool.judge.loop_state import LoopOptions, LoopStats, ProgressSink
+from judgepool.judge.loop_state import LoopOptions, LoopStats
 from judgepool.judge.requests import Built
+from judgepool.judge.run.plan import Forecast, Plan, forecast
+from judgepool.judge.run.record import record
+from judgepool.judge.run.result import Bars, JudgeRun, MemberRun
 from judgepool.pooling.store.connection import Store, utcnow
-from judgepool.pooling.store.judge_runs import JudgeRunRow, record_judge_run
 from judgepool.pooling.store.judgments import label_mark
 
 if TYPE_CHECKING:
     from judgepool.judge.base import Judge
-    from judgepool.judge.session import JudgeSettings, Session
-
-#: Makes the progress bar of one loop: (what it labels, pairs) -> a sink, or None for none.
-Bars = Callable[[str, int], ProgressSink | None]
+    from judgepool.judge.options import JudgeOptions
+    from judgepool.judge.run.session import Session
 
 
-@dataclass
-class MemberRun:
-    """One judge's part: its loop over the holes and over the canaries, and its canary check."""
-
-    labeller: str
-    stats: LoopStats | None = None
-    canary_stats: LoopStats | None = None
-    canaries: CanaryReport | None = None
-
-
-@dataclass
-class JudgeRun:
-    """What a run did (see the module docstring); `labeller` is whose labels count after it."""
-
-    labeller: str
-    stats: LoopStats | None
-    members: list[MemberRun] = field(default_factory=list)
-    jury: JuryResult | None = None
-    jury_canaries: JuryResult | None = None
-    canaries: CanaryReport | None = None
-    canary_plan: CanaryPlan | None = None
-    canary_note: str | None = None
-    label_mark: int = 0
-    canaries_mark: int = 0
-    session: str = ""
-    records: list[int] = field(default_factory=list)
-
-    @property
-    def canary_cost(self) -> float:
-        return sum(m.canary_stats.cost for m in self.members if m.canary_stats is not None)
-
-    @property
-    def canary_calls(self) -> int:
-        return sum(m.canary_stats.calls for m in self.members if m.canary_stats is not None)
-
-
-def _left(settings: JudgeSettings, spent: list[LoopStats]) -> LoopOptions | None:
+def _left(options: JudgeOptions, spent: list[LoopStats]) -> LoopOptions | None:
     """The loop options with what the earlier loops left of the caps (None: nothing left)."""
     cost = sum(s.cost + s.charged for s in spent)
     calls = sum(s.calls for s in spent)
-    max_cost = None if settings.max_cost is None else settings.max_cost - cost
-    max_calls = None if settings.max_calls is None else settings.max_calls - calls
+    max_cost = None if options.max_cost is None else options.max_cost - cost
+    max_calls = None if options.max_calls is None else options.max_calls - calls
     if (max_cost is not None and max_cost <= 0) or (max_calls is not None and max_calls <= 0):
         return None
     return LoopOptions(
-        concurrency=settings.concurrency,
+        concurrency=options.concurrency,
         max_cost=max_cost,
         max_calls=max_calls,
-        retries=settings.retries,
-        timeout=settings.timeout,
+        retries=options.retries,
+        timeout=options.timeout,
     )
 
 
-def _capped(settings: JudgeSettings, total: int) -> LoopStats:
+def _capped(options: JudgeOptions, total: int) -> LoopStats:
     """The stats of a loop a cap left no room for: nothing attempted."""
     stats = LoopStats(total=total)
     stats.outcomes["not_attempted"] = total
-    stats.stopped = "max-cost" if settings.max_cost is not None else "max-calls"
+    stats.stopped = "max-cost" if options.max_cost is not None else "max-calls"
     return stats
 
 
@@ -107,14 +70,14 @@ def _loop(
     store: Store,
     judge: Judge,
     cache: JudgeCache,
-    options: LoopOptions,
+    limits: LoopOptions,
     built: Built,
     since: int,
     bars: Bars | None,
     what: str,
 ) -> LoopStats:
     bar = bars(what, len(built.requests) + len(built.skipped)) if bars is not None else None
-    loop = LabellingLoop(store, judge, cache, options, bar)
+    loop = LabellingLoop(store, judge, cache, limits, bar)
     return loop.run(built.requests, built.skipped, since)
 
 
@@ -168,100 +131,8 @@ def _jury_stats(plan: Plan, runs: Sequence[MemberRun], result: JuryResult) -> Lo
     return stats
 
 
-def _describe(judge: Judge) -> dict[str, Any]:
-    described = judge.describe()
-    return {
-        k: described.get(k)
-        for k in ("model", "template", "parameters", "sample", "judge")
-        if k in described
-    }
-
-
-def _outcome(stats: LoopStats | None, canary_stats: LoopStats | None) -> dict[str, Any]:
-    if stats is None:
-        return {}
-    out: dict[str, Any] = {
-        "outcomes": dict(stats.outcomes),
-        "calls": stats.calls,
-        "cost": stats.cost,
-        "tokens_in": stats.tokens_in,
-        "tokens_out": stats.tokens_out,
-        "stopped": stats.stopped,
-    }
-    if canary_stats is not None:
-        out["canary_calls"] = canary_stats.calls
-        out["canary_cost"] = canary_stats.cost
-    return out
-
-
-def record(
-    store: Store,
-    session: Session,
-    settings: JudgeSettings,
-    run: JudgeRun,
-    started: Any,
-    command: str = "judge",
-    extra: dict[str, Any] | None = None,
-) -> None:
-    """Record the run in judge_runs (one row per judge, and the jury's): what it was told and
-    did, and its canary check, which marks every report that uses the judge's labels."""
-    common = {
-        "depth": settings.depth,
-        "runs": list(settings.runs),
-        "level": settings.level,
-        "all_queries": settings.all_queries,
-        "combine": settings.combine,
-        "num_samples": settings.num_samples,
-        "canaries_per_query": settings.canaries,
-        "canary_queries": settings.canary_queries,
-        "canary_seed": settings.canary_seed,
-        "members": [m.labeller for m in session.members],
-        **(extra or {}),
-    }
-    threshold = settings.canary_threshold
-    jury = session.jury is not None
-    for judge, member in zip(session.members, run.members, strict=False):
-        report = member.canaries
-        run.records.append(
-            record_judge_run(
-                store,
-                JudgeRunRow(
-                    session=run.session,
-                    command=command,
-                    labeller=member.labeller,
-                    role="member" if jury else "judge",
-                    level=settings.level,
-                    started_at=started,
-                    settings={**common, **_describe(judge)},
-                    outcome=_outcome(member.stats, member.canary_stats),
-                    kinds=report.kinds if report is not None else (),
-                    canary_threshold=threshold,
-                ),
-            )
-        )
-    if jury and run.jury is not None:
-        report = run.canaries
-        run.records.append(
-            record_judge_run(
-                store,
-                JudgeRunRow(
-                    session=run.session,
-                    command=command,
-                    labeller=run.labeller,
-                    role="jury",
-                    level=settings.level,
-                    started_at=started,
-                    settings=common,
-                    outcome={**_outcome(run.stats, None), "ties": run.jury.ties},
-                    kinds=report.kinds if report is not None else (),
-                    canary_threshold=threshold,
-                ),
-            )
-        )
-
-
 def run_all(
-    store: Store, session: Session, settings: JudgeSettings, bars: Bars | None = None
+    store: Store, session: Session, options: JudgeOptions, bars: Bars | None = None
 ) -> JudgeRun:
     """Label the holes with every member, then the canaries; combine (a jury); record the run."""
     labeller = session.jury or (session.judge.labeller if session.judge else session.model)
@@ -281,12 +152,12 @@ def run_all(
         for judge in session.members:
             member = MemberRun(judge.labeller)
             run.members.append(member)
-            options = _left(settings, spent)
-            if options is None:
-                member.stats = _capped(settings, len(plan.holes))
+            limits = _left(options, spent)
+            if limits is None:
+                member.stats = _capped(options, len(plan.holes))
                 break
             member.stats = _loop(
-                store, judge, cache, options, plan.built, plan.label_mark, bars, judge.labeller
+                store, judge, cache, limits, plan.built, plan.label_mark, bars, judge.labeller
             )
             spent.append(member.stats)
             if _ended(member.stats):
@@ -298,15 +169,15 @@ def run_all(
             if stopped:
                 run.canary_note = "not run: the run stopped before the holes were done"
             else:
-                run_canaries(store, session, settings, run, cache, spent, bars)
+                run_canaries(store, session, options, run, cache, spent, bars)
     fatal = next((m.stats.fatal for m in run.members if m.stats and m.stats.fatal), None)
     try:
         if session.jury is not None:
-            _combine(store, session, settings, run)
+            _combine(store, session, options, run)
         else:
             run.stats = run.members[0].stats
             run.canaries = run.members[0].canaries
-        record(store, session, settings, run, started)
+        record(store, session, options, run, started)
     except Exception:
         # A run that already stopped on an error (a full disk under the database) reports that
         # error, with what to do; combining and the record are what could not be written then.
@@ -317,7 +188,7 @@ def run_all(
     return run
 
 
-def _combine(store: Store, session: Session, settings: JudgeSettings, run: JudgeRun) -> None:
+def _combine(store: Store, session: Session, options: JudgeOptions, run: JudgeRun) -> None:
     """The jury's labels of the holes (and of the canaries, when they ran) and its check."""
     plan, canaries = session.plan, session.canaries
     jury = session.jury or ""
@@ -326,7 +197,7 @@ def _combine(store: Store, session: Session, settings: JudgeSettings, run: Judge
         store,
         members,
         jury,
-        settings.combine,
+        options.combine,
         plan.built.requests,
         plan.label_mark,
         plan.built.skipped,
@@ -335,15 +206,15 @@ def _combine(store: Store, session: Session, settings: JudgeSettings, run: Judge
     if canaries is not None and canaries.requests and run.canary_note is None:
         mark = run.canaries_mark
         run.jury_canaries = combine_run(
-            store, members, jury, settings.combine, canaries.requests, mark
+            store, members, jury, options.combine, canaries.requests, mark
         )
-        run.canaries = canary_report(store, jury, canaries, mark, settings.canary_threshold)
+        run.canaries = canary_report(store, jury, canaries, mark, options.canary_threshold)
 
 
 def run_canaries(
     store: Store,
     session: Session,
-    settings: JudgeSettings,
+    options: JudgeOptions,
     run: JudgeRun,
     cache: JudgeCache,
     spent: list[LoopStats],
@@ -358,12 +229,12 @@ def run_canaries(
     run.canaries_mark = mark
     built = Built(plan.requests, [])
     for judge, member in zip(session.members, run.members, strict=True):
-        options = _left(settings, spent)
-        if options is None:
+        limits = _left(options, spent)
+        if limits is None:
             run.canary_note = "stopped: the cap left no room for them"
             break
         member.canary_stats = _loop(
-            store, judge, cache, options, built, mark, bars, f"canaries {judge.labeller}"
+            store, judge, cache, limits, built, mark, bars, f"canaries {judge.labeller}"
         )
         spent.append(member.canary_stats)
         if _ended(member.canary_stats):
@@ -380,14 +251,14 @@ def run_canaries(
     for member in run.members:
         if member.canary_stats is not None:
             member.canaries = canary_report(
-                store, member.labeller, plan, mark, settings.canary_threshold
+                store, member.labeller, plan, mark, options.canary_threshold
             )
 
 
 def canaries_after(
     store: Store,
     session: Session,
-    settings: JudgeSettings,
+    options: JudgeOptions,
     stats: LoopStats,
     bars: Bars | None = None,
     what: str = "pairs",
@@ -412,7 +283,7 @@ def canaries_after(
         run.canary_note = f"not run: the run stopped before the {what} were done"
         return run
     with JudgeCache() as cache:
-        run_canaries(store, session, settings, run, cache, [stats], bars)
+        run_canaries(store, session, options, run, cache, [stats], bars)
     run.canaries = run.members[0].canaries
     return run
 

@@ -1,9 +1,12 @@
-"""The demo's two checks against labels the judge never saw (data/qrels-doc.v2-only.txt).
+"""What `judgepool demo` reads beyond the verbs it replays: the runs of a database it may
+replace, the judge that filled the holes, and its two checks against labels the judge never saw
+(data/qrels-doc.v2-only.txt).
 
 We labelled every pair of the four demo runs' document-level depth-10 pool by reading, but the
 demo ingests only the labels of the v1 runs' pool: the rest are the holes the judge fills. These
 functions compare the judge's answers with our hidden labels (agreement on the holes) and redo
 the comparison with our hidden labels in place of the judge's (what a person would conclude).
+ui/commands/demo.py prints them.
 """
 
 from __future__ import annotations
@@ -14,13 +17,26 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from judgepool.defaults import Level
 from judgepool.pooling.io.readers import read_trec_qrels
 from judgepool.pooling.store.connection import Store
-from judgepool.pooling.store.labels_by_labeller import latest_label_rows
+from judgepool.pooling.store.labels_by_labeller import latest_label_rows, newest_labeller
 
 if TYPE_CHECKING:
     from judgepool.metrics.agreement import Agreement
     from judgepool.metrics.compare import ComparisonFigures
+
+
+def run_names(store: Store) -> set[str]:
+    """The names of the runs in the database (none when there is no database yet)."""
+    from judgepool.pooling.store.inventory import list_runs
+
+    return {run.name for run in list_runs(store)}
+
+
+def newest_judge(store: Store, level: Level) -> str | None:
+    """The judge that wrote the latest judge label at `level` (None: no judge label)."""
+    return newest_labeller(store, level, "judge")
 
 
 @dataclass(frozen=True)
@@ -32,7 +48,7 @@ class HiddenAgreement:
     agreement: Agreement
 
 
-def hidden_agreement(store: Store, hidden: Path, level: str, labeller: str) -> HiddenAgreement:
+def hidden_agreement(store: Store, hidden: Path, level: Level, labeller: str) -> HiddenAgreement:
     """Pair every ok label of `labeller` with our hidden label of the same (qid, doc)."""
     import numpy as np
 
@@ -53,7 +69,7 @@ def hidden_agreement(store: Store, hidden: Path, level: str, labeller: str) -> H
 
 
 def comparison_with_hidden_labels(
-    store: Store, hidden: Path, baseline: str, candidate: str, level: str
+    store: Store, hidden: Path, baseline: str, candidate: str, level: Level
 ) -> ComparisonFigures:
     """The comparison on a copy of the database where our hidden labels are ingested too.
 
