@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from judgepool.errors import UsageError
+from judgepool.errors import Param, UsageError, remedy
 from judgepool.pooling.store import claims
 from judgepool.pooling.store.connection import Store, utcnow
 from judgepool.pooling.store.sql import registered
@@ -53,7 +53,11 @@ _JUDGE_PICK = f"((source = 'judge' AND starts_with(labeller, '{JURY_PREFIX}'))::
 def check_level(level: str) -> Level:
     """`chunk` = the ids the runs rank; `doc` = their parent documents."""
     if level not in LEVELS:
-        raise UsageError(f"unknown level {level!r}", "use --level chunk or --level doc")
+        raise UsageError(
+            f"unknown level {level!r}",
+            remedy("use {} or {}", Param("level", "chunk"), Param("level", "doc")),
+            value=level,
+        )
     return level  # type: ignore[return-value]
 
 

@@ -9,11 +9,12 @@ verdict, a refusal included, then it exits as `compare` would: 3 refused by the 
 
 from __future__ import annotations
 
-import shlex
+from collections.abc import Callable
 from pathlib import Path
 
 import click
 
+from judgepool.errors import Call
 from judgepool.pooling.store.connection import Store
 from judgepool.ui.commands.comparing import by_option, fail_on_option
 from judgepool.ui.commands.evaluate import force_option, gate_option, measure_options
@@ -86,13 +87,20 @@ def report(
         raise UsageError("nothing to write", "give --html OUT.html and/or --markdown OUT.md")
     if html is not None and markdown is not None and html.resolve() == markdown.resolve():
         raise UsageError(f"--html and --markdown both name {html}", "give them two files")
-    stdout_form = shlex.join(
-        ["judgepool", "compare", baseline, *candidates, "--format", "markdown"]
-    )
-    targets = [(html, "--html", "report.html"), (markdown, "--markdown", "report.md")]
-    for path, what, example in targets:  # refused before anything is computed
+
+    def writer(option: str) -> Callable[[str | None], Call]:
+        """The command that writes the report to a file (None: markdown to standard output)."""
+        runs = (baseline, tuple(candidates))
+        return lambda path: (
+            Call.of("compare", *runs, format="markdown")
+            if path is None
+            else Call.of("report", *runs, **{option: path})
+        )
+
+    targets = [(html, "html", "report.html"), (markdown, "markdown", "report.md")]
+    for path, option, example in targets:  # refused before anything is computed
         if path is not None:
-            check_target(path, [store.path], what, stdout_form, example)
+            check_target(path, [store.path], writer(option), example)
     found = run_compare(
         store,
         baseline,
@@ -116,7 +124,7 @@ def report(
         from judgepool.reports.html import to_html
 
         text = to_html(found, html.name)
-        write_atomic(html, text.encode("utf-8"), [store.path], stdout_form, "--html", "report.html")
+        write_atomic(html, text.encode("utf-8"), [store.path], writer("html"), "report.html")
         note(f"{html}: HTML report written ({words})")
     if markdown is not None:
         from judgepool.reports.markdown import to_markdown
@@ -125,8 +133,7 @@ def report(
             markdown,
             to_markdown(found).encode("utf-8"),
             [store.path],
-            stdout_form,
-            "--markdown",
+            writer("markdown"),
             "report.md",
         )
         note(f"{markdown}: markdown report written ({words})")
