@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import NDArray
 
-from judgepool.errors import UsageError
+from judgepool.errors import Param, Placeholder, UsageError, join, remedy
 from judgepool.metrics.bootstrap import (
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,
@@ -71,7 +71,9 @@ def check_average(average: str) -> str:
     """`defined` (the queries a measure is defined on) or `trec_eval` (every query, as -c)."""
     if average not in AVERAGES:
         raise UsageError(
-            f"unknown way to average {average!r}", f"use --average {'|'.join(AVERAGES)}"
+            f"unknown way to average {average!r}",
+            "use " + join([remedy("{}", Param("average", a)) for a in AVERAGES], " or "),
+            value=average,
         )
     return average
 
@@ -137,7 +139,11 @@ class EvaluationFigures:
         if run not in self.runs:
             raise UsageError(
                 f"run {run!r} is not in this evaluation ({', '.join(self.runs)})",
-                "evaluate it too (add --run NAME), or pick one of those",
+                remedy(
+                    "evaluate it too (add {}), or pick one of those",
+                    Param("runs", (Placeholder("NAME"),)),
+                ),
+                value=run,
             )
         return self.runs.index(run)
 
@@ -277,7 +283,11 @@ def evaluate_data(
     """The evaluation of already loaded data (what `evaluate` does after reading the store);
     `external` holds the labels and rankings for measures computed by ir-measures."""
     if resamples < 1:
-        raise UsageError(f"resamples={resamples} is not positive", "use e.g. --resamples 10000")
+        raise UsageError(
+            f"resamples={resamples} is not positive",
+            remedy("use e.g. {}", Param("resamples", 10_000)),
+            value=resamples,
+        )
     check_average(average)
     grade_max = int(data.labels.grades.max()) if data.labels.grades.size else TOP_GRADE
     top = max(TOP_GRADE, grade_max) if top_grade is None else top_grade

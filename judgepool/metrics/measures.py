@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
-from judgepool.errors import UsageError
+from judgepool.errors import Param, UsageError, remedy
 
 if TYPE_CHECKING:
     import ir_measures
@@ -157,7 +157,9 @@ def _default_rel(kind: str) -> int | None:
 def check_k(k: int) -> int:
     """Cutoffs are positive."""
     if k < 1:
-        raise UsageError(f"cutoff k={k} is not positive", "use e.g. --k 10")
+        raise UsageError(
+            f"cutoff k={k} is not positive", remedy("use e.g. {}", Param("k", 10)), value=k
+        )
     return k
 
 

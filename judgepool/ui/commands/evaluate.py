@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 
 from judgepool.pooling.store.connection import Store
+from judgepool.reports.command_line import command_line
 from judgepool.ui.commands import comparing
 from judgepool.ui.commands.comparing import by_option, fail_on_option
 from judgepool.ui.commands.corrected_table import corrected_deltas, corrected_means
@@ -337,7 +338,7 @@ def _comparison_table(cmp: ComparisonFigures) -> None:
         listing = "; ".join(describe(r, ev.k, cmp.gate) for r in cmp.refused)
         click.echo(f"UNRELIABLE (forced past the judged@{ev.k} gate of {cmp.gate:g}): {listing}")
         if cmp.command is not None:
-            click.echo(f"fill the holes with: {cmp.command}")
+            click.echo(f"fill the holes with: {command_line(cmp.command)}")
     _runs_table(ev, flagged, cmp.gate)
     rows = [
         [
