@@ -23,7 +23,10 @@ from judgepool.errors import (
     HolesFailedError,
     JudgepoolError,
     NothingLabelledError,
+    Param,
+    Remedy,
     UsageError,
+    remedy,
 )
 from judgepool.judge.settings import JudgeSettings as JudgeSettings
 from judgepool.judge.settings import judge_options
@@ -46,7 +49,7 @@ class Session:
     the first); `jury` is the jury's labeller (None: one judge); `canaries` the planted pairs."""
 
     model: str
-    why: str | None
+    why: str | Remedy | None
     before: PoolSummary
     plan: Plan
     judge: Judge | None
@@ -149,12 +152,12 @@ def ending(stats: LoopStats | None, settings: JudgeSettings) -> JudgepoolError |
     failures = f"; {failed} pairs failed ({why})" if failed else ""
     if stats.stopped in ("max-cost", "max-calls"):
         cap = (
-            f"--max-cost ${settings.max_cost}"
+            Param("max_cost", settings.max_cost)
             if stats.stopped == "max-cost"
-            else f"--max-calls {settings.max_calls}"
+            else Param("max_calls", settings.max_calls)
         )
         return BudgetExceededError(
-            f"stopped before exceeding {cap}: {left} pairs not attempted{failures}",
+            remedy("stopped before exceeding {}: ", cap) + f"{left} pairs not attempted{failures}",
             "raise the cap, or run the same command again to continue",
         )
     if not failed:

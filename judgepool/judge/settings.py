@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from judgepool.errors import UsageError
+from judgepool.errors import Param, UsageError, remedy
 
 _LLM_ONLY = ("api_base", "temperature", "max_tokens", "template", "reasoning_effort")
 
@@ -66,10 +66,16 @@ def judge_options(model: str, settings: JudgeSettings) -> dict[str, Any]:
     if is_offline(model):
         wrong = [k for k in chosen if k in _LLM_ONLY]
         if wrong:
-            flags = ", ".join("--" + k.replace("_", "-") for k in wrong)
+            named = ", ".join("{}" for _ in wrong)
+            parts = [Param(k, None) for k in wrong]
             raise UsageError(
-                f"{flags} apply to LLM judges, not to {model}",
-                f"leave out {flags}, or choose an LLM with --model (e.g. openai/gpt-4o-mini)",
+                remedy(f"{named} apply to LLM judges, not to ", *parts) + model,
+                remedy(
+                    f"leave out {named}, or choose an LLM with {{}} (e.g. openai/gpt-4o-mini)",
+                    *parts,
+                    Param("model", None),
+                ),
+                value=model,
             )
         return {}
     return chosen

@@ -31,6 +31,7 @@ from judgepool.ui.options import (
     level_option,
     runs_option,
 )
+from judgepool.ui.reporting import cli_remedy
 
 
 @click.command("judge")
@@ -229,7 +230,7 @@ def judge(
     session = prepare(store, settings)
     labeller = session.jury or labeller
     if session.why:
-        note(session.why)
+        note(cli_remedy(session.why) or "")
     before, plan = session.before, session.plan
     if session.judge is None:
         click.echo(f"no holes: every pooled pair at depth {depth} has a label")
@@ -240,7 +241,7 @@ def judge(
         f"{depth} ({level} level, {len(before.runs)} run{'' if len(before.runs) == 1 else 's'})"
     )
     if reasoning := getattr(session.judge, "decoding_note", None):
-        note(reasoning)
+        note(cli_remedy(reasoning) or "")
     if dry_run:
         chosen = session.judge.describe().get("parameters", {})
         max_out = chosen.get("max_tokens") or chosen.get("max_completion_tokens")

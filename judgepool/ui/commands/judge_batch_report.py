@@ -12,6 +12,7 @@ import click
 
 from judgepool.ui.commands.judge_report import money, print_judged
 from judgepool.ui.format import echo_table, note
+from judgepool.ui.reporting import on_the_command_line
 
 if TYPE_CHECKING:
     from judgepool.errors import JudgepoolError
@@ -81,8 +82,7 @@ def print_forecast(found: Submission, settings: JudgeSettings) -> None:
     )
     click.echo(f"estimated cost: {_prices(found)}")
     if found.readiness is not None:
-        hint = f" — {found.readiness.hint}" if found.readiness.hint else ""
-        note(f"note: a real run would stop here: {found.readiness}{hint}")
+        note(f"note: a real run would stop here: {on_the_command_line(found.readiness)}")
 
 
 def _batch_rows(rows: list[BatchRow]) -> list[tuple[object, ...]]:

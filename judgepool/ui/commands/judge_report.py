@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 import click
 
 from judgepool.ui.format import echo_table, note
+from judgepool.ui.reporting import on_the_command_line
 
 if TYPE_CHECKING:
     from judgepool.judge.backfill import Forecast
@@ -62,8 +63,7 @@ def print_forecast(found: Forecast, max_tokens: int | None, model: str) -> None:
         worst = f", worst case {money(estimate.max_cost)}" if estimate.max_cost is not None else ""
         click.echo(f"estimated cost: {money(estimate.cost)}{worst}")
     if found.readiness is not None and found.calls:
-        hint = f" — {found.readiness.hint}" if found.readiness.hint else ""
-        note(f"note: a real run would stop here: {found.readiness}{hint}")
+        note(f"note: a real run would stop here: {on_the_command_line(found.readiness)}")
 
 
 def _cost_line(stats: LoopStats) -> str:

@@ -20,6 +20,7 @@ import streamlit as st
 from judgepool.errors import JudgepoolError
 from judgepool.ui.dashboard import trust_data
 from judgepool.ui.dashboard.view import View, md
+from judgepool.ui.reporting import on_the_command_line
 
 if TYPE_CHECKING:
     from judgepool.api.trust import ListedPair
@@ -54,7 +55,7 @@ def _grade(
         user = str(st.session_state.get("queue_user", ""))
         label = trust_data.save(db, sample_id, pair.qid, pair.doc_id, grade, user, level, blind)
     except JudgepoolError as err:
-        _say("error", f"{err}" + (f" — {err.hint}" if err.hint else ""))
+        _say("error", on_the_command_line(err))
         return
     st.session_state.setdefault(HISTORY, []).append(label)
     st.session_state[CURRENT] = None
@@ -75,7 +76,7 @@ def _undo(db: str) -> None:
     try:
         trust_data.undo(db, label)
     except JudgepoolError as err:
-        _say("error", f"{err}" + (f" — {err.hint}" if err.hint else ""))
+        _say("error", on_the_command_line(err))
         return
     st.session_state[CURRENT] = (label.qid, label.doc_id)
     _say(
@@ -101,7 +102,7 @@ def _draw(db: str, level: str, depth: int, labeller: str | None) -> None:
             labeller,
         )
     except JudgepoolError as err:
-        _say("error", f"{err}" + (f" — {err.hint}" if err.hint else ""))
+        _say("error", on_the_command_line(err))
         return
     _say("success", f"Audit sample drawn: {note}.")
 

@@ -16,6 +16,7 @@ import streamlit as st
 from judgepool.errors import DatabaseBusyError, JudgepoolError
 from judgepool.pooling.store.connection import resolve_db_path
 from judgepool.ui.dashboard import data, links
+from judgepool.ui.reporting import on_the_command_line
 
 ANY_JUDGE = "any judge"
 REFRESH_CHOICES = (2, 5, 10, 30)
@@ -162,5 +163,4 @@ def show_error(err: JudgepoolError) -> None:
     if isinstance(err, DatabaseBusyError):
         st.info("The database is busy with a long write; this page retries on its own.")
         return
-    hint = f" — {err.hint}" if err.hint else ""
-    st.error(md(f"{err}{hint}"))
+    st.error(md(on_the_command_line(err)))
