@@ -70,6 +70,7 @@ def _draw(db: str, level: str, labeller: str | None) -> None:
     from judgepool.errors import JudgepoolError
     from judgepool.pooling.audit.browse import audit_sample
     from judgepool.pooling.store.connection import Store
+    from judgepool.reports.command_line import cli_words
 
     try:
         drawn = audit_sample(
@@ -80,7 +81,7 @@ def _draw(db: str, level: str, labeller: str | None) -> None:
             labeller,
         )
     except JudgepoolError as err:
-        st.session_state["_audit_flash"] = ("error", str(err))
+        st.session_state["_audit_flash"] = ("error", err.say(cli_words)[0])  # as the CLI says it
         return
     st.session_state[SAMPLE] = [(s.qid, s.doc_id, s.judge_grade) for s in drawn]
 
