@@ -21,14 +21,17 @@ and a library user finds the whole tree in one place (httpx's errors.py is the m
 Each error carries `what` went wrong, the offending `value`, and a `remedy` whose parameters
 and calls are data (`Param("force")`, `Call.of("judge", model="offline")`): `err.hint` says it to
 a library user (`force=True`), the CLI renders the same remedy with its flags (`--force`) and
-prints `error: <what> — <remedy>`, exiting with `err.exit_code`.
+prints `error: <what> — <remedy>`, exiting with `err.exit_code`. What went wrong may name a
+parameter too (`Param("fail_on", None)`: `fail_on` here, `--fail-on` there): `err.statement`
+holds it with its parts, and `err.say(words)` says both in the words of one renderer.
 """
 
 from __future__ import annotations
 
 import errno
+import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -46,6 +49,7 @@ __all__ = [
     "JudgepoolError",
     "NothingLabelledError",
     "Param",
+    "Placeholder",
     "Remedy",
     "RuleFailedError",
     "UnderFloorError",
@@ -63,10 +67,12 @@ class JudgepoolError(Exception):
     exit_code: int = 1
 
     def __init__(
-        self, message: str, hint: str | Remedy | None = None, *, value: object = None
+        self, message: str | Remedy, hint: str | Remedy | None = None, *, value: object = None
     ) -> None:
-        super().__init__(message)
-        self.message = message
+        statement = _said(message)
+        super().__init__(str(statement))
+        self.statement = statement
+        self.message = str(statement)
         self.value = value
         self.remedy = _as_remedy(hint)
 
@@ -84,6 +90,12 @@ class JudgepoolError(Exception):
     def hint(self, text: str | Remedy | None) -> None:
         self.remedy = _as_remedy(text)
 
+    def say(self, words: Callable[[Part], str]) -> tuple[str, str | None]:
+        """What went wrong and what to do, each part said by `words` (`library_words` gives
+        `str(err)` and `err.hint`; the CLI passes its flags)."""
+        fix = None if self.remedy is None else self.remedy.render(words)
+        return self.statement.render(words), fix
+
     def __str__(self) -> str:
         return self.message
 
@@ -97,16 +109,17 @@ class InputError(JudgepoolError):
     def __init__(
         self,
         path: str | Path,
-        problem: str,
+        problem: str | Remedy,
         line: int | None = None,
-        hint: str | None = None,
+        hint: str | Remedy | None = None,
         unit: str = "line",
     ) -> None:
         self.path = str(path)
         self.line = line
-        self.problem = problem
+        said = _said(problem)
+        self.problem = str(said)
         where = f"{self.path}, {unit} {line}" if line is not None else self.path
-        super().__init__(f"{where}: {problem}", hint)
+        super().__init__(Remedy(f"{_literal(where)}: {said.text}", said.parts), hint)
 
 
 class UnknownFormatError(InputError):
@@ -181,52 +194,196 @@ class HostError(JudgepoolError):
     or a DuckDB error that carries one."""
 
 
-# errno -> (what happened, what to do); {where} is the file or folder concerned.
-_HOST_PROBLEMS: dict[int, tuple[str, str]] = {
+# -- remedies: what to do, said in the caller's terms ----------------------------------------
+
+
+@dataclass(frozen=True)
+class Placeholder:
+    """A value the caller fills in, shown by its name: `model=MODEL`, `--model MODEL`."""
+
+    name: str
+
+    def __repr__(self) -> str:
+        return self.name
+
+    __str__ = __repr__
+
+
+@dataclass(frozen=True)
+class Param:
+    """A parameter a remedy asks for: `force=True` to a library user, `--force` on the command
+    line (the CLI maps names to flags; `value` None names the parameter alone: `fail_on`,
+    `--fail-on`)."""
+
+    name: str
+    value: object = True
+
+
+@dataclass(frozen=True)
+class Call:
+    """A call a remedy asks for: `db.judge(model="offline", depth=10)` to a library user,
+    `judgepool judge --model offline --depth 10` on the command line. `verb` is the Database
+    method's name (or `open` / `doctor`, judgepool's functions); `args` its positional arguments,
+    `params` its keywords in order; `db` the database file, which the command line must name and
+    a library user already holds."""
+
+    verb: str
+    args: tuple[object, ...] = ()
+    params: tuple[tuple[str, object], ...] = ()
+    db: str | None = None
+
+    @classmethod
+    def of(cls, verb: str, *args: object, **params: object) -> Call:
+        """`Call.of("judge", model="offline")`: None-valued keywords are left out."""
+        kept = tuple((k, v) for k, v in params.items() if v is not None and v is not False)
+        return cls(verb, args, kept)
+
+    def on(self, db: str | Path) -> Call:
+        """The same call on the database file `db`."""
+        return Call(self.verb, self.args, self.params, str(db))
+
+
+Part = Param | Call
+
+
+@dataclass(frozen=True)
+class Remedy:
+    """What to do about an error (or what went wrong): a sentence with a `{}` for each part, in
+    order. `str()` says it to a library user; the CLI renders the same parts as flags and
+    commands."""
+
+    text: str
+    parts: tuple[Part, ...] = ()
+
+    def render(self, say: Callable[[Part], str]) -> str:
+        """The sentence with each part said by `say`."""
+        return self.text.format(*(say(p) for p in self.parts))
+
+    def __str__(self) -> str:
+        return self.render(library_words)
+
+    def __add__(self, other: str | Remedy) -> Remedy:
+        """This sentence, then `other` (plain text is taken as it is, braces and all)."""
+        more = _said(other)
+        return Remedy(self.text + more.text, self.parts + more.parts)
+
+    def __radd__(self, other: str) -> Remedy:
+        return _said(other) + self
+
+
+def join(pieces: Sequence[str | Remedy], sep: str = ", ") -> Remedy:
+    """The pieces, parts and all, with `sep` between them."""
+    joined = Remedy("")
+    for i, piece in enumerate(pieces):
+        joined = joined + (sep if i else "") + piece
+    return joined
+
+
+def remedy(text: str, *parts: Part) -> Remedy:
+    """`remedy("pass {} to compare anyway", Param("force"))`."""
+    return Remedy(text, parts)
+
+
+# judgepool's own functions (`jp.open`), as opposed to a Database's methods (`db.judge`).
+_FUNCTIONS = frozenset({"open", "doctor"})
+
+
+def library_words(part: Part) -> str:
+    """A part as Python: `force=True`, `level="chunk"`, `db.judge(model="offline")`."""
+    if isinstance(part, Param):
+        return part.name if part.value is None else f"{part.name}={python_value(part.value)}"
+    said = [python_value(a) for a in part.args]
+    said += [f"{k}={python_value(v)}" for k, v in part.params]
+    owner = "jp" if part.verb in _FUNCTIONS else "db"
+    return f"{owner}.{part.verb}({', '.join(said)})"
+
+
+def python_value(value: object) -> str:
+    """A value as Python source: strings in double quotes (as ruff writes them), sequences as
+    lists, a `Placeholder` by its name."""
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)  # a valid Python literal too
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(python_value(v) for v in value) + "]"
+    return repr(value)
+
+
+def _literal(text: str) -> str:
+    """`text` as it stands inside a Remedy's sentence (its braces kept)."""
+    return text.replace("{", "{{").replace("}", "}}")
+
+
+def _said(text: str | Remedy) -> Remedy:
+    return text if isinstance(text, Remedy) else Remedy(_literal(text))
+
+
+def _as_remedy(hint: str | Remedy | None) -> Remedy | None:
+    return None if hint is None else _said(hint)
+
+
+# -- the machine's refusals --------------------------------------------------------------
+
+
+_PATH = Placeholder("PATH")
+_DB = Call.of("open", _PATH)  # --db PATH
+_EXPORT = Call.of("export_qrels", _PATH)  # judgepool export qrels -o PATH
+# errno -> (what happened, what to do, the parts of what to do); {where} is the file or folder
+# concerned.
+_HOST_PROBLEMS: dict[int, tuple[str, str, tuple[Part, ...]]] = {
     errno.ENOSPC: (
         "disk full: no space left on the device of {where}",
-        "free some space there, or point judgepool at another disk (--db / JUDGEPOOL_DB for "
-        "the database, -o for an export, JUDGEPOOL_CACHE_DIR for the judge's cache), then run "
+        "free some space there, or point judgepool at another disk ({} / JUDGEPOOL_DB for the "
+        "database, {} for an export, JUDGEPOOL_CACHE_DIR for the judge's cache), then run "
         "the command again",
+        (_DB, _EXPORT),
     ),
     errno.EDQUOT: (
         "disk quota exceeded writing {where}",
-        "free some of your space there, or point judgepool at another disk (--db, -o, "
+        "free some of your space there, or point judgepool at another disk ({}, {}, "
         "JUDGEPOOL_CACHE_DIR), then run the command again",
+        (_DB, _EXPORT),
     ),
     errno.EACCES: (
         "permission denied: {where}",
         "check who may read and write there (ls -ld {where}), or choose a path you can write",
+        (),
     ),
     errno.EPERM: (
         "operation not permitted: {where}",
         "check the owner and flags there (ls -ld {where}), or choose a path you can write",
+        (),
     ),
     errno.EROFS: (
         "read-only file system: {where}",
-        "write to a writable disk instead (another -o, --db / JUDGEPOOL_DB or JUDGEPOOL_CACHE_DIR)",
+        "write to a writable disk instead (another {}, {} / JUDGEPOOL_DB or JUDGEPOOL_CACHE_DIR)",
+        (_EXPORT, _DB),
     ),
     errno.EIO: (
         "input/output error on {where}",
         "the disk or network file system failed; check it (dmesg, df), then run again",
+        (),
     ),
     errno.EMFILE: (
         "too many open files (at {where})",
         "raise the limit (ulimit -n 4096) or close other programs, then run again",
+        (),
     ),
     errno.ENFILE: (
         "the system has too many open files (at {where})",
         "close other programs, then run again",
+        (),
     ),
     errno.ENOMEM: (
         "out of memory (at {where})",
-        "close other programs, or work on fewer runs at once (--run NAME), then run again",
+        "close other programs, or work on fewer runs at once ({}), then run again",
+        (Param("runs", (Placeholder("NAME"),)),),
     ),
     errno.EFBIG: (
         "file too large: {where}",
         "the file system or a limit (ulimit -f) caps file sizes; write to another disk",
+        (),
     ),
-    errno.ENAMETOOLONG: ("file name too long: {where}", "choose a shorter path"),
+    errno.ENAMETOOLONG: ("file name too long: {where}", "choose a shorter path", ()),
 }
 # The same problems as DuckDB words them inside its own exceptions.
 _DUCKDB_WORDS: tuple[tuple[str, int], ...] = (
@@ -246,9 +403,9 @@ def _host(code: int, where: str | None, detail: str | None = None) -> HostError 
     if found is None:
         return None
     place = where or "standard output"
-    problem, hint = found
+    problem, hint, parts = found
     said = problem.format(where=place) + (f" ({detail})" if detail else "")
-    return HostError(said, hint.format(where=place))
+    return HostError(said, Remedy(hint.replace("{where}", _literal(place)), parts), value=place)
 
 
 def host_error(err: BaseException) -> HostError | None:
@@ -265,70 +422,3 @@ def host_error(err: BaseException) -> HostError | None:
                 quoted = _QUOTED_FILE.search(text)
                 return _host(code, quoted[1] if quoted else "the database", text)
     return None
-
-
-# -- remedies: what to do, said in the caller's terms ----------------------------------------
-
-
-@dataclass(frozen=True)
-class Param:
-    """A parameter a remedy asks for: `force=True` to a library user, `--force` on the command
-    line (the CLI maps names to flags; `value` None means "a value of your choice")."""
-
-    name: str
-    value: object = True
-
-
-@dataclass(frozen=True)
-class Call:
-    """A call a remedy asks for: `db.judge(model='offline', depth=10)` to a library user,
-    `judgepool judge --model offline --depth 10` on the command line. `verb` is the Database
-    method's name; `args` its positional arguments, `params` its keywords in order."""
-
-    verb: str
-    args: tuple[object, ...] = ()
-    params: tuple[tuple[str, object], ...] = ()
-
-    @classmethod
-    def of(cls, verb: str, *args: object, **params: object) -> Call:
-        """`Call.of("judge", model="offline")`: None-valued keywords are left out."""
-        kept = tuple((k, v) for k, v in params.items() if v is not None and v is not False)
-        return cls(verb, args, kept)
-
-
-Part = Param | Call
-
-
-@dataclass(frozen=True)
-class Remedy:
-    """What to do about an error: a sentence with a `{}` for each part, in order. `str()` says it
-    to a library user; the CLI renders the same parts as flags and commands."""
-
-    text: str
-    parts: tuple[Part, ...] = ()
-
-    def render(self, say: Callable[[Part], str]) -> str:
-        """The sentence with each part said by `say`."""
-        return self.text.format(*(say(p) for p in self.parts))
-
-    def __str__(self) -> str:
-        return self.render(library_words)
-
-
-def remedy(text: str, *parts: Part) -> Remedy:
-    """`remedy("pass {} to compare anyway", Param("force"))`."""
-    return Remedy(text, parts)
-
-
-def library_words(part: Part) -> str:
-    """A part as Python: `force=True`, `db.judge(model='offline')`."""
-    if isinstance(part, Param):
-        return part.name if part.value is None else f"{part.name}={part.value!r}"
-    said = [repr(a) for a in part.args] + [f"{k}={v!r}" for k, v in part.params]
-    return f"db.{part.verb}({', '.join(said)})"
-
-
-def _as_remedy(hint: str | Remedy | None) -> Remedy | None:
-    if hint is None or isinstance(hint, Remedy):
-        return hint
-    return Remedy(hint.replace("{", "{{").replace("}", "}}"))

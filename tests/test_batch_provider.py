@@ -31,6 +31,7 @@ from judgepool.judge.batch.support import OPENAI_LIMITS, BatchLimits, batch_rate
 from judgepool.judge.llm import LLMJudge, LLMSettings, load_litellm
 from judgepool.judge.run.plan import plan_holes
 from judgepool.pooling.store.connection import Store
+from judgepool.reports.command_line import cli_words
 from tests.fake_openai import FakeOpenAI, FakeRequest, Reply, default_reply
 from tests.fake_openai_batch import FakeBatchAPI, LineFault
 from tests.judge_fixtures import EXPECTED, collection_copy
@@ -344,7 +345,8 @@ def test_files_split_at_the_limits_and_each_batch_answers_its_own_lines(
     assert [e for f in by_bytes for e in f.entries] == entries
     with pytest.raises(JudgeError, match="larger than a whole batch file") as too_big:
         split_files(entries, BatchLimits(10, min(sizes) - 1, "test"))
-    assert "--passage-tokens" in (too_big.value.hint or "")
+    assert "--passage-tokens" in (too_big.value.say(cli_words)[1] or "")  # the command line's
+    assert "passage_tokens" in (too_big.value.hint or "")  # the library's words
 
 
 @pytest.mark.parametrize(
@@ -359,7 +361,8 @@ def test_a_provider_without_batches_is_refused_with_what_to_do(model: str, reaso
     with pytest.raises(JudgeError, match="no batch API") as refused:
         BatchClient(model)
     assert reason in str(refused.value)
-    assert "without --batch" in (refused.value.hint or "")
+    assert "without --batch" in (refused.value.say(cli_words)[1] or "")  # the command line's
+    assert "without submit_batch" in (refused.value.hint or "")  # the library's words
     assert batch_support(MODEL).tested and batch_support(MODEL).limits == OPENAI_LIMITS
 
 
@@ -436,7 +439,8 @@ def test_a_server_that_is_not_there_is_a_refused_connection() -> None:
     with pytest.raises(BatchProviderError) as refused:
         asyncio.run(create())
     assert refused.value.kind == "connection_refused"
-    assert "--api-base" in (refused.value.hint or "")
+    assert "--api-base" in (refused.value.say(cli_words)[1] or "")  # the command line's
+    assert "api_base" in (refused.value.hint or "")  # the library's words
 
 
 def test_a_local_server_needs_no_openai_key_as_online(

@@ -209,10 +209,12 @@ def test_max_cost_is_never_exceeded(store: Store, fake: FakeOpenAI) -> None:
 
 def test_an_unpriced_model_cannot_be_capped_by_cost(store: Store, fake: FakeOpenAI) -> None:
     from judgepool.errors import UsageError
+    from judgepool.reports.command_line import cli_words
 
     with pytest.raises(UsageError, match="price is unknown") as caught:
         run(store, fake, LoopOptions(max_cost=1.0))
-    assert "--max-calls" in (caught.value.hint or "")
+    assert "--max-calls" in (caught.value.say(cli_words)[1] or "")  # the command line's words
+    assert "max_calls=N" in (caught.value.hint or "")  # the library's
     assert fake.calls == 0
 
 

@@ -21,6 +21,7 @@ from judgepool.judge.base import JudgeAnswer, JudgeRequest, ShownSpan
 from judgepool.judge.llm import LLMJudge, LLMSettings, load_litellm
 from judgepool.judge.reasoning import REASONING_MAX_TOKENS, decoding, is_reasoning_model
 from judgepool.pooling.store.connection import Store
+from judgepool.reports.command_line import cli_words
 from tests.conftest import CliResult
 from tests.fake_openai import FakeOpenAI
 from tests.fake_reasoning import (
@@ -157,8 +158,11 @@ def test_an_answer_cut_off_while_reasoning_says_to_raise_the_cap(fake: FakeOpenA
 
 
 def test_a_temperature_the_model_refuses_is_a_usage_error(fake: FakeOpenAI) -> None:
-    with pytest.raises(UsageError, match=r"--temperature 0 is not accepted by openai/o3-mini"):
+    with pytest.raises(
+        UsageError, match=r"temperature=0.0 is not accepted by openai/o3-mini"
+    ) as no:
         llm(fake, "openai/o3-mini", temperature=0.0)
+    assert "--temperature 0 is not accepted by openai/o3-mini" in no.value.say(cli_words)[0]
     assert llm(fake, "openai/o3-mini", temperature=1.0).parameters["temperature"] == 1.0
     assert fake.calls == 0
 

@@ -104,14 +104,14 @@ def sample(
 
 def current_sample(store: Store, level: Level = LEVEL) -> AuditSample:
     """The audit sample in use at `level`, or an error that says how to draw one."""
-    from judgepool.errors import UsageError
+    from judgepool.errors import Call, UsageError, remedy
     from judgepool.pooling.audit.samples import latest_sample
 
     found = latest_sample(store, level)
     if found is None:
         raise UsageError(
             f"no audit sample at the {level} level yet",
-            f"draw one: judgepool audit sample --queries 15 --level {level}",
+            remedy("draw one: {}", Call.of("audit_sample", queries=15, level=level)),
         )
     return found
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from judgepool.api.batch_results import BatchCollection, BatchSubmission
 from judgepool.api.progress import Progress
-from judgepool.errors import UsageError
+from judgepool.errors import Call, Param, UsageError, remedy
 from judgepool.judge.batch.collect import Collection
 from judgepool.judge.batch.submit import Submission
 from judgepool.judge.options import BATCH_POLL, JudgeOptions
@@ -61,9 +61,16 @@ def submit(
 
     if options.is_jury:
         raise UsageError(
-            "--batch sends one model's requests once each; a jury (--model given twice, "
-            "--num-samples) is judged online",
-            "run the jury without --batch, or --batch with a single --model",
+            remedy(
+                "a batch sends one model's requests once each; a jury ({}, {}) is judged online",
+                Param("models", None),
+                Param("num_samples", None),
+            ),
+            remedy(
+                "judge the jury online ({}), or send a batch with a single {}",
+                Call.of("judge"),
+                Param("model", None),
+            ),
         )
     shown = progress or BatchProgress()
     if dry_run:

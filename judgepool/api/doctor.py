@@ -22,12 +22,23 @@ from __future__ import annotations
 import importlib.util
 import os
 import shutil
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
-from judgepool.errors import DatabaseBusyError, JudgepoolError
+from judgepool.errors import (
+    Call,
+    DatabaseBusyError,
+    JudgepoolError,
+    Param,
+    Part,
+    Placeholder,
+    Remedy,
+    library_words,
+    remedy,
+)
 
 #: litellm releases that must never be installed (1.107.0 was compromised; 1.82.7/8 are bad).
 BAD_LITELLM = ("1.107.0", "1.82.7", "1.82.8")
@@ -36,16 +47,24 @@ MIN_FREE_BYTES = 500 * 1024**2
 #: Browsers the dashboard's browser tests drive, in the order they are looked for on PATH.
 BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable", "chrome")
 ENV_CHROMIUM = "JUDGEPOOL_CHROMIUM"
+_MAX_CALLS = Param("max_calls", Placeholder("N"))  # the cap that works without a price
+_DOCTOR = Call.of("doctor")
 
 
 @dataclass(frozen=True)
 class Check:
-    """One finding: `status` is ok, note or problem; `hint` says what to do (None when ok)."""
+    """One finding: `status` is ok, note or problem; `hint` says what to do (None when ok).
+    Both may name parameters and calls (a `Remedy`): `str()` says them in the library's terms."""
 
     name: str
     status: str
-    message: str
-    hint: str | None = None
+    message: str | Remedy
+    hint: str | Remedy | None = None
+
+    @classmethod
+    def of(cls, name: str, status: str, err: JudgepoolError) -> Check:
+        """The finding an error makes, its parts kept."""
+        return cls(name, status, err.statement, err.remedy)
 
 
 @dataclass(frozen=True)
@@ -63,8 +82,17 @@ class Diagnosis:
         """True when no check found a problem (notes do not count)."""
         return not self.problems
 
-    def as_dict(self) -> dict[str, Any]:
-        return {"ok": self.ok, "checks": [asdict(c) for c in self.checks]}
+    def as_dict(self, words: Callable[[Part], str] = library_words) -> dict[str, Any]:
+        """The checks as JSON-ready values, their parameters and calls said by `words`."""
+        said = [
+            asdict(c) | {"message": _said(c.message, words), "hint": _said(c.hint, words)}
+            for c in self.checks
+        ]
+        return {"ok": self.ok, "checks": said}
+
+
+def _said(text: str | Remedy | None, words: Callable[[Part], str]) -> str | None:
+    return text.render(words) if isinstance(text, Remedy) else text
 
 
 def find_chromium() -> str | None:
@@ -101,8 +129,11 @@ def _keys() -> Check:
         "keys",
         "note",
         f"none of the {len(PROVIDER_KEYS)} provider key variables is set",
-        "export one (e.g. OPENAI_API_KEY) to judge with a hosted model; the "
-        "offline judge and servers of your own (--api-base) need none",
+        remedy(
+            "export one (e.g. OPENAI_API_KEY) to judge with a hosted model; the offline judge "
+            "and servers of your own ({}) need none",
+            Param("api_base", Placeholder("URL")),
+        ),
     )
 
 
@@ -135,11 +166,11 @@ def _model(model: str, api_base: str | None) -> list[Check]:
     try:
         judge = LLMJudge(LLMSettings(model, api_base=api_base))
     except JudgepoolError as err:
-        return [Check("model", "problem", str(err), err.hint)]
+        return [Check.of("model", "problem", err)]
     found: list[Check] = []
     missing = judge.readiness()
     found.append(
-        Check("model key", "problem", str(missing), missing.hint)
+        Check.of("model key", "problem", missing)
         if missing
         else Check("model key", "ok", f"{model}: its key is in the environment (or it needs none)")
     )
@@ -156,11 +187,14 @@ def _model(model: str, api_base: str | None) -> list[Check]:
             )
         )
     else:
-        said = (
+        said = remedy(
             f"{model}: no price in {lib}'s price map, so costs are reported as unknown "
-            "and --max-cost cannot be enforced"
+            "and {} cannot be enforced",
+            Param("max_cost", None),
         )
-        hint = "cap the calls with --max-calls instead, or choose a model in the price map"
+        hint = remedy(
+            "cap the calls with {} instead, or choose a model in the price map", _MAX_CALLS
+        )
         found.append(
             Check(
                 "model price",
@@ -168,7 +202,9 @@ def _model(model: str, api_base: str | None) -> list[Check]:
                 said,
                 hint
                 if not api_base
-                else "a server of your own has no list price: cap the calls with --max-calls",
+                else remedy(
+                    "a server of your own has no list price: cap the calls with {}", _MAX_CALLS
+                ),
             )
         )
     if judge.decoding_note:
@@ -182,7 +218,7 @@ def _offline() -> Check:
     try:
         source = resolve_model(OFFLINE)
     except JudgepoolError as err:
-        return Check("offline model", "problem", str(err), err.hint)
+        return Check.of("offline model", "problem", err)
     lacking = [m for m in ("sentence_transformers", "torch") if importlib.util.find_spec(m) is None]
     if lacking:
         return Check(
@@ -227,21 +263,33 @@ def _database(db: str | os.PathLike[str] | None) -> Check:
             "database",
             "note",
             f"no database at {store.path} yet",
-            "`judgepool ingest ...` creates it (or point --db / JUDGEPOOL_DB at yours)",
+            remedy(
+                "an ingest (`{}` ...) creates it (or name yours: {} / JUDGEPOOL_DB)",
+                Call.of("ingest_run", Placeholder("FILE")),
+                Call.of("open", Placeholder("PATH")),
+            ),
         )
     try:
         recorded = store.recorded_version()
     except DatabaseBusyError as err:
-        return Check("database", "note", str(err), "run `judgepool doctor` again when it is done")
+        return Check(
+            "database", "note", err.statement, remedy("run `{}` again when it is done", _DOCTOR)
+        )
     except JudgepoolError as err:
-        return Check("database", "problem", str(err), err.hint)
+        return Check.of("database", "problem", err)
     where = f"{store.path}: schema version {recorded}"
     if recorded == 0:
         return Check(
             "database",
             "note",
             f"{store.path} is empty (nothing ingested yet)",
-            "start with `judgepool ingest queries|docs|qrels|run FILE`",
+            remedy(
+                "start with one of `{}`, `{}`, `{}`, `{}`",
+                *(
+                    Call.of(f"ingest_{w}", Placeholder("FILE"))
+                    for w in ("queries", "docs", "qrels", "run")
+                ),
+            ),
         )
     if recorded > SCHEMA_VERSION:
         return Check(

@@ -58,7 +58,7 @@ def from_frame(frame: Any, suffix: str, ingest: Callable[[Path], T]) -> T:
             return ingest(path)
         except InputError as err:
             problem = err.problem.replace(str(path), ORIGIN)
-            raise InputError(ORIGIN, problem, err.line, err.hint, unit="row") from None
+            raise InputError(ORIGIN, problem, err.line, err.remedy, unit="row") from None
 
 
 def needs(value: str | None, what: str, example: str) -> str:

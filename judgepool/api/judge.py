@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Literal, overload
 
 from judgepool.api.progress import Progress
 from judgepool.api.results import JudgeReport, Pool
+from judgepool.errors import Remedy
 from judgepool.judge.canaries import CanaryReport
 from judgepool.judge.loop_state import LoopStats
 from judgepool.judge.options import JUDGE_DEFAULTS, Combine, Effort, JudgeOptions
@@ -57,13 +58,13 @@ class JudgeStart:
     `depth`, and a reasoning model's decoding (`reasoning`)."""
 
     model: str
-    why: str | None
+    why: str | Remedy | None
     labeller: str | None
     holes: int
     depth: int
     level: str
     runs: int
-    reasoning: str | None = None
+    reasoning: str | Remedy | None = None
 
 
 class JudgeProgress(Progress):

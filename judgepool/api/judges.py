@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 from judgepool.api.store import Store
 from judgepool.defaults import GATE, LEVEL, RESAMPLES, SEED, K, Level
-from judgepool.errors import UsageError
+from judgepool.errors import Param, UsageError, remedy
 from judgepool.metrics import by_judge
 from judgepool.metrics.by_judge import RankingsByJudge
 from judgepool.metrics.judges import JudgesAgreement
@@ -61,6 +61,6 @@ def judges_agreement(
     if len(names) < 2:
         raise UsageError(
             f"{len(names)} judge(s) at the {level} level: agreement needs two",
-            "label with another judge first, or name two with --judge",
+            remedy("label with another judge first, or name two with {}", Param("judges", None)),
         )
     return agreement(store, level, names)

@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from judgepool.errors import UsageError
+from judgepool.errors import Param, Placeholder, UsageError, remedy
 
 #: How a request ended, for its reservation (see the module docstring).
 Outcome = Literal["answered", "refused", "unanswered"]
@@ -39,14 +39,26 @@ class Budget:
         self, max_cost: float | None = None, max_calls: int | None = None, priced: bool = True
     ) -> None:
         if max_cost is not None and max_cost < 0:
-            raise UsageError(f"--max-cost {max_cost} is negative", "give a cap of 0 or more USD")
+            raise UsageError(
+                remedy("{} is negative", Param("max_cost", max_cost)),
+                "give a cap of 0 or more USD",
+                value=max_cost,
+            )
         if max_calls is not None and max_calls < 0:
-            raise UsageError(f"--max-calls {max_calls} is negative", "give a cap of 0 or more")
+            raise UsageError(
+                remedy("{} is negative", Param("max_calls", max_calls)),
+                "give a cap of 0 or more",
+                value=max_calls,
+            )
         if max_cost is not None and not priced:
             raise UsageError(
-                "--max-cost cannot cap this model: its price is unknown (a local server or a "
-                "model missing from litellm's price map)",
-                "cap it with --max-calls N instead",
+                remedy(
+                    "{} cannot cap this model: its price is unknown (a local server or a model "
+                    "missing from litellm's price map)",
+                    Param("max_cost", None),
+                ),
+                remedy("cap it with {} instead", Param("max_calls", Placeholder("N"))),
+                value=max_cost,
             )
         self.max_cost = max_cost
         self.max_calls = max_calls

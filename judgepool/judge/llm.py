@@ -32,7 +32,7 @@ from importlib.metadata import version
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
-from judgepool.errors import JudgeError, UsageError
+from judgepool.errors import JudgeError, Param, Placeholder, Remedy, UsageError, remedy
 from judgepool.judge.base import (
     Estimate,
     JudgeAnswer,
@@ -86,9 +86,17 @@ class LLMSettings:
                 "ollama/<model>, hosted_vllm/<model>",
             )
         if self.max_tokens is not None and self.max_tokens < 1:
-            raise UsageError(f"--max-tokens {self.max_tokens} must be positive", "use 1 or more")
+            raise UsageError(
+                remedy("{} must be positive", Param("max_tokens", self.max_tokens)),
+                "use 1 or more",
+                value=self.max_tokens,
+            )
         if self.timeout <= 0:
-            raise UsageError(f"--timeout {self.timeout} must be positive", "give seconds, e.g. 60")
+            raise UsageError(
+                remedy("{} must be positive", Param("timeout", self.timeout)),
+                remedy("give seconds, e.g. {}", Param("timeout", 60)),
+                value=self.timeout,
+            )
         check_effort(self.reasoning_effort)
 
 
@@ -166,18 +174,25 @@ def translate(err: Exception, litellm: ModuleType, model: str) -> Exception:
     if isinstance(err, litellm.PermissionDeniedError) or status == 403:
         return JudgeError(
             f"the provider refused access to {model} with this key (HTTP 403): {text}",
-            "check that the key's project or organisation may use this model (and the region "
-            "is served), or choose another --model",
+            remedy(
+                "check that the key's project or organisation may use this model (and the "
+                "region is served), or choose another {}",
+                _MODEL,
+            ),
         )
     if isinstance(err, litellm.NotFoundError) or status == 404:
         return JudgeError(
             f"model {model} was not found (HTTP 404): {text}",
-            "check the model name (litellm's provider/model form) and --api-base",
+            remedy("check the model name (litellm's provider/model form) and {}", _API_BASE),
         )
     if isinstance(err, litellm.BadRequestError):
         return JudgeError(
             f"the provider rejected the request for {model} (HTTP 400): {text}",
-            "check --temperature / --max-tokens for this model, and the model name",
+            remedy(
+                "check {} / {} for this model, and the model name",
+                Param("temperature", None),
+                Param("max_tokens", None),
+            ),
         )
     if "connection error" in text.lower():  # litellm reports a lost connection as a 500
         return TransientJudgeFailure("connection", text)
@@ -186,19 +201,26 @@ def translate(err: Exception, litellm: ModuleType, model: str) -> Exception:
     if status is not None and 400 <= status < 500:
         return JudgeError(
             f"the provider rejected the request for {model} (HTTP {status}): {text}",
-            "check the model name, --api-base and the options for this model",
+            remedy("check the model name, {} and the options for this model", _API_BASE),
         )
     if isinstance(err, litellm.APIError):
         return TransientJudgeFailure("server", text, unanswered=not _seen_reply(err))
     return JudgeError(
         f"calling {model} failed: {type(err).__name__}: {text}",
-        "check --model and --api-base; run again with JUDGEPOOL_DEBUG=1 for the traceback",
+        remedy(
+            "check {} and {}; run again with JUDGEPOOL_DEBUG=1 for the traceback",
+            _MODEL,
+            _API_BASE,
+        ),
     )
 
 
-_KEY_HINT = (
+_MODEL, _API_BASE = Param("model", None), Param("api_base", None)
+_KEY_HINT = remedy(
     "export the provider's key (OPENAI_API_KEY, ANTHROPIC_API_KEY, ...); for a local "
-    "OpenAI-compatible server without keys use --model hosted_vllm/NAME --api-base URL"
+    "OpenAI-compatible server without keys use {} {}",
+    Param("model", "hosted_vllm/NAME"),
+    Param("api_base", Placeholder("URL")),
 )
 
 
@@ -222,7 +244,7 @@ class LLMJudge:
         return dict(self.decoding.parameters)
 
     @property
-    def decoding_note(self) -> str | None:
+    def decoding_note(self) -> str | Remedy | None:
         """For a reasoning model, what it is sent and why (the CLI says it once)."""
         return self.decoding.why
 

@@ -24,7 +24,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from judgepool.errors import UsageError
+from judgepool.errors import Param, Remedy, UsageError, remedy
 from judgepool.judge.litellm_env import load_litellm
 
 EFFORTS = ("low", "medium", "high")
@@ -49,7 +49,7 @@ class Decoding:
 
     parameters: dict[str, Any]
     reasoning: bool = False
-    why: str | None = None
+    why: str | Remedy | None = None
     effort: str | None = None
 
     @property
@@ -64,8 +64,12 @@ def check_effort(effort: str | None) -> str | None:
     """`low`, `medium`, `high` or None; anything else is a UsageError."""
     if effort is not None and effort not in EFFORTS:
         raise UsageError(
-            f"--reasoning-effort {effort!r} is not one of {', '.join(EFFORTS)}",
-            "give --reasoning-effort low, medium or high (or leave it out)",
+            remedy("{} is not one of ", Param("reasoning_effort", effort)) + ", ".join(EFFORTS),
+            remedy(
+                "give {}, {} or {} (or leave it out)",
+                *(Param("reasoning_effort", e) for e in ("low", "medium", "high")),
+            ),
+            value=effort,
         )
     return effort
 
@@ -113,10 +117,14 @@ def _temperature(model: str, base: dict[str, Any], asked: float | None) -> tuple
         problem = refusal(model, {**base, "temperature": asked})
         if problem is not None:
             raise UsageError(
-                f"--temperature {asked:g} is not accepted by {model} (a reasoning model): "
-                f"{problem}",
-                "leave out --temperature (judgepool then sends the lowest temperature the model "
-                "takes), or give one it accepts (o-series and gpt-5 take only 1)",
+                remedy("{} is not accepted by ", Param("temperature", asked))
+                + f"{model} (a reasoning model): {problem}",
+                remedy(
+                    "leave out {} (judgepool then sends the lowest temperature the model takes), "
+                    "or give one it accepts (o-series and gpt-5 take only 1)",
+                    Param("temperature", None),
+                ),
+                value=asked,
             )
         return asked, f"temperature {asked:g} (asked for)"
     for candidate in (0.0, 1.0):
@@ -149,22 +157,32 @@ def decoding(
         base["reasoning_effort"] = effort
     problem = refusal(model, base)
     if problem is not None:
-        flags = "--reasoning-effort / --max-tokens" if effort else "--max-tokens"
+        left = [Param("reasoning_effort", None)] if effort else []
+        left.append(Param("max_tokens", None))
         raise UsageError(
             f"{model} does not take these parameters: {problem}",
-            f"leave out {flags}, or choose another --model",
+            remedy(
+                "leave out " + " / ".join("{}" for _ in left) + ", or choose another {}",
+                *left,
+                Param("model", None),
+            ),
+            value=model,
         )
     chosen, how = _temperature(model, base, temperature)
     parameters = dict(base) if chosen is None else {"temperature": chosen, **base}
     source = (
-        "a reasoning model in litellm's model map"
+        remedy("a reasoning model in litellm's model map")
         if known
-        else "treated as a reasoning model because --reasoning-effort was given"
+        else remedy(
+            "treated as a reasoning model because {} was given", Param("reasoning_effort", None)
+        )
     )
     said = f", reasoning_effort {effort}" if effort else ", the provider's default effort"
     why = (
-        f"{model} is {source}: max_completion_tokens {base['max_completion_tokens']} "
-        f"(the reasoning is spent out of it), {how}{said}"
+        f"{model} is "
+        + source
+        + f": max_completion_tokens {base['max_completion_tokens']} "
+        + f"(the reasoning is spent out of it), {how}{said}"
     )
     return Decoding(parameters, reasoning=True, why=why, effort=effort)
 

@@ -5,7 +5,7 @@
 lazily (its heavy dependencies are an optional extra) and returns
 `judge.offline.make_offline_judge(spec, **options)`.
 
-`choose_model` decides what runs when the user gave no --model: never a paid model by default.
+`choose_model` decides what runs when the user gave no model: never a paid model by default.
 With no provider key in the environment, the offline judge (and the reason is said); with a key
 but no model, an error asking to name the model to pay for.
 """
@@ -16,7 +16,7 @@ import importlib
 import os
 from typing import TYPE_CHECKING, Any
 
-from judgepool.errors import JudgeError, UsageError
+from judgepool.errors import JudgeError, Param, Remedy, UsageError, remedy
 from judgepool.judge.base import Judge
 
 if TYPE_CHECKING:
@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 _LLM_ONLY = ("api_base", "temperature", "max_tokens", "template", "reasoning_effort")
 
 OFFLINE = "offline"
+_MODEL = Param("model", None)  # the parameter itself, in a sentence
 
 #: Environment variables that mean "a paid provider is configured here".
 PROVIDER_KEYS = (
@@ -55,25 +56,34 @@ def provider_keys_present() -> list[str]:
     return [name for name in PROVIDER_KEYS if os.environ.get(name)]
 
 
-def choose_model(model: str | None, api_base: str | None = None) -> tuple[str, str | None]:
+def choose_model(model: str | None, api_base: str | None = None) -> tuple[str, Remedy | None]:
     """The model to use and, when we chose it for the user, why."""
     if model:
         return model, None
     if api_base:
         raise UsageError(
-            "--api-base needs --model",
-            "name the served model, e.g. --model openai/NAME or --model hosted_vllm/NAME",
+            remedy("{} needs {}", Param("api_base", None), _MODEL),
+            remedy(
+                "name the served model, e.g. {} or {}",
+                Param("model", "openai/NAME"),
+                Param("model", "hosted_vllm/NAME"),
+            ),
+            value=api_base,
         )
     keys = provider_keys_present()
     if keys:
         raise UsageError(
-            f"{', '.join(keys)} is set but no --model was given",
-            "name the model to pay for, e.g. --model openai/gpt-4o-mini, "
-            "or use the free local judge with --model offline",
+            f"{', '.join(keys)} is set but no " + remedy("{} was given", _MODEL),
+            remedy(
+                "name the model to pay for, e.g. {}, or use the free local judge with {}",
+                Param("model", "openai/gpt-4o-mini"),
+                Param("model", OFFLINE),
+            ),
         )
-    return OFFLINE, (
-        "no --model given and no provider key (OPENAI_API_KEY, ANTHROPIC_API_KEY, ...) in the "
-        "environment: using the offline judge (local model, no network, no cost)"
+    return OFFLINE, remedy(
+        "no {} given and no provider key (OPENAI_API_KEY, ANTHROPIC_API_KEY, ...) in the "
+        "environment: using the offline judge (local model, no network, no cost)",
+        _MODEL,
     )
 
 
@@ -110,10 +120,16 @@ def constructor_options(model: str, options: JudgeOptions) -> dict[str, Any]:
     if is_offline(model):
         wrong = [k for k in chosen if k in _LLM_ONLY]
         if wrong:
-            flags = ", ".join("--" + k.replace("_", "-") for k in wrong)
+            named = ", ".join("{}" for _ in wrong)
+            parts = [Param(k, None) for k in wrong]
             raise UsageError(
-                f"{flags} apply to LLM judges, not to {model}",
-                f"leave out {flags}, or choose an LLM with --model (e.g. openai/gpt-4o-mini)",
+                remedy(f"{named} apply to LLM judges, not to ", *parts) + model,
+                remedy(
+                    f"leave out {named}, or choose an LLM with {{}} (e.g. openai/gpt-4o-mini)",
+                    *parts,
+                    Param("model", None),
+                ),
+                value=model,
             )
         return {}
     return chosen

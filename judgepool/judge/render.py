@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from judgepool.errors import UsageError
+from judgepool.errors import Call, Param, Remedy, UsageError, remedy
 from judgepool.judge.base import JudgeRequest
 from judgepool.judge.options import (
     DEFAULT_MAX_CHUNKS,
@@ -104,15 +104,16 @@ def pair_request(
     if built.skipped:
         reason = built.skipped[0].reason
         where = ("the runs" + (f" {', '.join(runs)}" if runs else "")) if level == "doc" else ""
-        hint = {
-            "no query text": f"check the qid (`judgepool queries`); {qid!r} is unknown or has no "
-            "text",
+        hints: dict[str, str | Remedy] = {
+            "no query text": remedy("check the qid (`{}`); ", Call.of("queries"))
+            + f"{qid!r} is unknown or has no text",
             "no passage text": f"check the doc id; {doc_id!r} is not in the database or has no "
             "text",
-        }.get(
+        }
+        hint = hints.get(
             reason,
-            f"at the doc level a document is shown through the chunks {where} "
-            "retrieved for the query: name a run that retrieved it with --run",
+            f"at the doc level a document is shown through the chunks {where} retrieved for "
+            "the query: " + remedy("name a run that retrieved it with {}", Param("runs", None)),
         )
         raise UsageError(
             f"({qid}, {doc_id}) at the {level} level: {reason}, so no judge is ever asked about it",
@@ -145,8 +146,12 @@ def render_prompt(
     if model is None:
         if (temperature, max_tokens, reasoning_effort) != (None, None, None):
             raise UsageError(
-                "--temperature, --max-tokens and --reasoning-effort need --model",
-                "name the model, e.g. --model openai/gpt-4o-mini",
+                remedy(
+                    "{}, {} and {} need {}",
+                    *(Param(n, None) for n in ("temperature", "max_tokens", "reasoning_effort")),
+                    Param("model", None),
+                ),
+                remedy("name the model, e.g. {}", Param("model", "openai/gpt-4o-mini")),
             )
         loaded = load_template(name)
         return RenderedPrompt(
@@ -162,8 +167,12 @@ def render_prompt(
     if is_offline(model):
         raise UsageError(
             f"{model} sends no prompt: the offline judge compares embeddings",
-            "name an LLM with --model (e.g. openai/gpt-4o-mini), or leave it out "
-            "for the template's messages",
+            remedy(
+                "name an LLM with {} (e.g. openai/gpt-4o-mini), or leave it out for the "
+                "template's messages",
+                Param("model", None),
+            ),
+            value=model,
         )
     from judgepool.judge.batch.requests import OPENAI_SHAPED, LineBuilder
     from judgepool.judge.llm import LLMJudge, LLMSettings

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from judgepool.errors import UsageError
+from judgepool.errors import Param, UsageError, remedy
 from judgepool.judge.base import JudgeRequest, ShownSpan
 from judgepool.judge.options import (
     DEFAULT_MAX_CHUNKS,
@@ -124,11 +124,23 @@ def build_requests(
     """
     level = check_level(level)
     if passage_tokens < 16:
-        raise UsageError(f"--passage-tokens {passage_tokens} is too small", "use at least 16")
+        raise UsageError(
+            remedy("{} is too small", Param("passage_tokens", passage_tokens)),
+            "use at least 16",
+            value=passage_tokens,
+        )
     if query_tokens < 16:
-        raise UsageError(f"--query-tokens {query_tokens} is too small", "use at least 16")
+        raise UsageError(
+            remedy("{} is too small", Param("query_tokens", query_tokens)),
+            "use at least 16",
+            value=query_tokens,
+        )
     if max_chunks < 1:
-        raise UsageError(f"--max-chunks {max_chunks} must be at least 1", "use 1 or more")
+        raise UsageError(
+            remedy("{} must be at least 1", Param("max_chunks", max_chunks)),
+            "use 1 or more",
+            value=max_chunks,
+        )
     queries: dict[str, str] = {}
     cut_queries: set[str] = set()
     for qid, text in query_texts(store, [h.qid for h in holes]).items():

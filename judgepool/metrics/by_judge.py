@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from itertools import combinations
 
 from judgepool.defaults import GATE, LEVEL, RESAMPLES, SEED, K, Level
-from judgepool.errors import UsageError
+from judgepool.errors import Call, Param, Placeholder, UsageError, remedy
 from judgepool.metrics.compare import Delta, compare
 from judgepool.metrics.evaluate import evaluate
 from judgepool.metrics.gate import passes
@@ -106,8 +106,12 @@ def rank_by_judge(
     if len(names) < 2:
         raise UsageError(
             f"{len(names)} judge(s) labelled at the {level} level: a ranking per judge needs two",
-            "run `judgepool judge` with another --model (or several --model at once), or name "
-            "them with --judge LABELLER (twice or more)",
+            remedy(
+                "run `{}` with another model (or several at once: {}), or name them with {}",
+                Call.of("judge", Placeholder("MODEL")),
+                Param("models", (Placeholder("MODEL"), Placeholder("MODEL"))),
+                Param("labellers", (Placeholder("LABELLER"), Placeholder("LABELLER"))),
+            ),
         )
     checks = canary_checks(store, names)
     rankings = []
@@ -128,7 +132,11 @@ def rank_by_judge(
         if baseline is not None:
             others = [r for r in (runs or []) if r != baseline]
             if not others:
-                raise UsageError("--baseline needs other runs to compare", "add --run NAME")
+                raise UsageError(
+                    remedy("{} needs other runs to compare", Param("baseline", None)),
+                    remedy("add {}", Param("runs", (Placeholder("NAME"),))),
+                    value=baseline,
+                )
             cmp = compare(store, baseline, others, spec)
             ev, deltas = cmp.evaluation, cmp.deltas
         else:

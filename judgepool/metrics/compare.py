@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from judgepool.errors import GateRefusedError, UsageError
+from judgepool.errors import Call, GateRefusedError, UsageError
 from judgepool.metrics.bootstrap import holm, percentile_interval, sign_flip_pvalues
 from judgepool.metrics.evaluate import EvaluationFigures, Interval, evaluate, mask_groups
 from judgepool.metrics.gate import RefusedRun, fill_command, refusal, under_gate
@@ -59,7 +59,7 @@ class ComparisonFigures:
     alpha: float
     refused: tuple[RefusedRun, ...]
     deltas: tuple[Delta, ...]
-    command: str | None
+    command: Call | None  # the judge call that fills the holes of the runs under the gate
     corrected: Trust | None = None  # judge-corrected figures (metrics.corrected), judge labels only
 
     @property

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import numpy as np
 from numpy.typing import NDArray
 
+from judgepool.errors import Call
 from judgepool.metrics.ppi import PRODUCT, PPIEstimate, Verdict, ppi_mean, verdict
 from judgepool.metrics.ppi_size import AuditSize, audit_size_for_width
 
@@ -102,7 +103,7 @@ class Trust:
     queries: int  # evaluation-set queries
     method: str
     reason: str | None  # why no figure has a corrected interval (None when some has)
-    command: str | None  # what to run next (draw a sample, or see its status)
+    command: Call | None  # what to run next (draw a sample, or see its status)
     means: dict[tuple[str, str], Corrected] = field(default_factory=dict)  # (run, measure)
     deltas: dict[tuple[str, str], Corrected] = field(default_factory=dict)  # (candidate, measure)
     judge_values: dict[str, NDArray[np.float64]] = field(default_factory=dict, repr=False)
@@ -225,18 +226,18 @@ def audit_command(
     labeller: str | None,
     depth: int,
     queries: int | None = None,
-) -> str:
-    """The exact `judgepool audit sample ...` (or `audit status`) command, for copying."""
-    import shlex
-
-    parts = ["judgepool", "--db", str(store.path), "audit", action]
-    if action == "sample":
-        parts += ["--queries", str(queries or DEFAULT_AUDIT), "--depth", str(depth)]
-    if level != "chunk":
-        parts += ["--level", level]
-    if labeller is not None and action == "sample":
-        parts += ["--judge", labeller]
-    return shlex.join(parts)
+) -> Call:
+    """The exact `audit_sample` (or `audit_status`) call, as data: the CLI prints it as the
+    `judgepool audit sample ...` line to copy."""
+    sample = action == "sample"
+    call = Call.of(
+        f"audit_{action}",
+        queries=(queries or DEFAULT_AUDIT) if sample else None,
+        depth=depth if sample else None,
+        level=None if level == "chunk" else level,
+        labeller=labeller if sample else None,
+    )
+    return call.on(store.path)
 
 
 def _explained(store: Store, ev: Evaluated, trust: Trust) -> Trust:

@@ -30,7 +30,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from judgepool.defaults import AVERAGE, Average
-from judgepool.errors import UsageError
+from judgepool.errors import Param, Placeholder, UsageError, remedy
 from judgepool.metrics.bootstrap import bootstrap_means, percentile_interval
 from judgepool.metrics.compute import defined, filled, per_query
 from judgepool.metrics.external import (
@@ -118,7 +118,11 @@ class EvaluationFigures:
         if run not in self.runs:
             raise UsageError(
                 f"run {run!r} is not in this evaluation ({', '.join(self.runs)})",
-                "evaluate it too (add --run NAME), or pick one of those",
+                remedy(
+                    "evaluate it too (add {}), or pick one of those",
+                    Param("runs", (Placeholder("NAME"),)),
+                ),
+                value=run,
             )
         return self.runs.index(run)
 

@@ -20,7 +20,16 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from judgepool.defaults import GATE, LEVEL, RESAMPLES, SEED, K, Level
-from judgepool.errors import GateRefusedError, JudgepoolError, UnderFloorError, UsageError
+from judgepool.errors import (
+    Call,
+    GateRefusedError,
+    JudgepoolError,
+    Param,
+    Placeholder,
+    UnderFloorError,
+    UsageError,
+    remedy,
+)
 from judgepool.metrics.evaluate import EvaluationFigures, Interval, evaluate
 from judgepool.metrics.gate import (
     RefusedRun,
@@ -59,6 +68,10 @@ def _gate_refused(ev: EvaluationFigures, run: str, gate: float) -> RefusedRun | 
     return found[0] if found else None
 
 
+_SPEC = Placeholder("MEASURE=VALUE")
+_LOWER = Call.of("set_floors", (_SPEC,), lower=True)  # the way to lower one on purpose
+
+
 def _refusal(store: Store, ev: EvaluationFigures, r: RefusedRun, gate: float) -> GateRefusedError:
     command = fill_command(store, ev.k, [r.run], ev.level, ev.labeller) if r.holes else None
     return refusal([r], ev.k, gate, command)
@@ -88,7 +101,10 @@ def set_floors(
     if missing and from_run is None:
         raise UsageError(
             f"no value for {', '.join(missing)}",
-            "give MEASURE=VALUE, or --from RUN to record that run's current mean",
+            remedy(
+                "give MEASURE=VALUE, or {} to record that run's current mean",
+                Param("from_run", Placeholder("RUN")),
+            ),
         )
     new = [NewFloor(m, v) for m, v in wanted if v is not None]
     if missing and from_run is not None:
@@ -133,7 +149,7 @@ class FloorFigures:
     forced: bool
     evaluation: EvaluationFigures
     gate: float
-    command: str | None  # the judge command that fills the run's holes, when it is refused
+    command: Call | None  # the judge call that fills the run's holes, when it is refused
 
     @property
     def broken(self) -> tuple[FloorResult, ...]:
@@ -157,8 +173,8 @@ class FloorFigures:
                 f"floors cannot be checked on a run under the judged@{ev.k} gate of "
                 f"{self.gate:g} ({describe(self.refused, ev.k, self.gate)}): its figures are "
                 "UNRELIABLE",
-                (f"fill the holes with: {self.command}, then" if self.command else "then")
-                + " check again without --force",
+                (remedy("fill the holes with: {}, then", self.command) if self.command else "then")
+                + remedy(" check again without {}", Param("force")),
             )
         if not self.broken:
             return None
@@ -171,8 +187,8 @@ class FloorFigures:
         return UnderFloorError(
             f"{self.run} is under {len(self.broken)} floor(s) at the {self.level} level "
             f"({what}): {said}",
-            "fix the change; to lower a floor on purpose: judgepool floors set "
-            "MEASURE=VALUE --lower",
+            remedy("fix the change; to lower a floor on purpose: {}", _LOWER),
+            value=self.run,
         )
 
 
@@ -195,7 +211,11 @@ def check_floors(
     if not floors:
         raise UsageError(
             f"no floor is set at the {level} level",
-            "set floors first: judgepool floors set MEASURE=VALUE (or --from RUN MEASURE)",
+            remedy(
+                "set floors first: {} (or {})",
+                Call.of("set_floors", (_SPEC,)),
+                Call.of("set_floors", (Placeholder("MEASURE"),), from_run=Placeholder("RUN")),
+            ),
         )
     spec = EvalSpec(
         level=level,

@@ -7,7 +7,7 @@ scores to be compared. The rule, `passes`, is the only place the decision is mad
   min(k, returned)) / min(k, returned), a query the run returned nothing for counting 0 (the
   ir-measures Judged@k of DESIGN.md). It is computed from integer counts as an exact
   `fractions.Fraction` (`pooling.pool.exact_judged`), never from floats;
-- the gate is the decimal number as written (`--gate 0.9` is exactly 9/10, not the binary
+- the gate is the decimal number as written (`gate=0.9` is exactly 9/10, not the binary
   float nearest to it);
 - a run passes when judged@k >= gate, compared exactly: no epsilon, no rounding. A run at
   exactly 9/10 passes, whatever its float mean prints; one at 0.8998 is refused.
@@ -15,24 +15,33 @@ scores to be compared. The rule, `passes`, is the only place the decision is mad
 Every judged@k shown next to the gate goes through `fmt_judged`: three decimals, or as many more
 as it takes for the printed number to fall on the same side of the gate as the exact value, so
 a run under 0.9 never reads as 0.900. The refusal names each run under the gate, its judged@k,
-holes and queries it returned nothing for, and the `judgepool judge ...` command that fills the
-holes (only for runs that have holes: a run under the gate with none misses queries, which no
-judge can fix).
+holes and queries it returned nothing for, and the `judge` call that fills the holes, as data
+(`errors.Call`: the CLI prints it as the `judgepool judge ...` line) — only for runs that have
+holes: a run under the gate with none misses queries, which no judge can fix.
 
 This module stays light (no numpy) because `judgepool pool` imports `judge_command` at startup.
 """
 
 from __future__ import annotations
 
-import shlex
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
 from judgepool.defaults import GATE
-from judgepool.errors import GateRefusedError, UsageError
+from judgepool.errors import (
+    Call,
+    GateRefusedError,
+    Param,
+    Placeholder,
+    Remedy,
+    UsageError,
+    join,
+    remedy,
+)
 from judgepool.pooling.store.connection import Store
 
+MODEL = Placeholder("MODEL")  # the judge's model, for the user to choose
 _MAX_DIGITS = 17  # past this a float cannot tell them apart: show the fraction itself
 
 
@@ -43,35 +52,40 @@ def judge_command(
     level: str,
     all_queries: bool = False,
     labeller: str | None = None,
-) -> str:
-    """The exact `judgepool judge ...` command that fills these holes (printed for copying).
+) -> Call:
+    """The exact `judge` call that fills these holes, as data: the CLI prints it as the
+    `judgepool judge ...` line to copy, a library user reads `db.judge(...)`.
 
-    `judge` is the labeller whose labels count (`--judge`): the holes are the same ones only if
-    the judge command counts the same labels.
+    `labeller` is the judge whose labels count: the holes are the same ones only if the judge
+    call counts the same labels.
     """
-    parts = ["judgepool", "--db", str(store.path), "judge", "--depth", str(depth)]
-    if level != "chunk":
-        parts += ["--level", level]
-    for run in runs:
-        parts += ["--run", run]
-    if all_queries:
-        parts.append("--all-queries")
-    if labeller is not None:
-        parts += ["--judge", labeller]
-    return shlex.join(parts)
+    call = Call.of(
+        "judge",
+        depth=depth,
+        level=None if level == "chunk" else level,
+        runs=tuple(runs) or None,
+        all_queries=all_queries,
+        labeller=labeller,
+    )
+    return call.on(store.path)
 
 
 def fill_command(
     store: Store, depth: int, runs: Sequence[str], level: str, labeller: str | None = None
-) -> str:
+) -> Call:
     """`judge_command` with the model left to choose, as `judgepool pool` prints it."""
-    return judge_command(store, depth, runs, level, labeller=labeller) + " --model MODEL"
+    call = judge_command(store, depth, runs, level, labeller=labeller)
+    return Call(call.verb, call.args, (*call.params, ("model", MODEL)), call.db)
 
 
 def check_gate(threshold: float) -> float:
     """A gate is a share of judged docs."""
     if not 0.0 <= threshold <= 1.0:
-        raise UsageError(f"gate {threshold} is not between 0 and 1", "use e.g. --gate 0.9")
+        raise UsageError(
+            f"gate {threshold} is not between 0 and 1",
+            remedy("use e.g. {}", Param("gate", GATE)),
+            value=threshold,
+        )
     return threshold
 
 
@@ -136,26 +150,32 @@ def describe(r: RefusedRun, k: int, threshold: float | Fraction) -> str:
 
 
 def refusal(
-    refused: Sequence[RefusedRun], k: int, threshold: float, command: str | None
+    refused: Sequence[RefusedRun], k: int, threshold: float, command: Call | None
 ) -> GateRefusedError:
-    """The error `judgepool compare` exits with (code 3): who is under the gate, and the fix."""
+    """The error a refused comparison raises (the CLI's exit code 3): who is under the gate,
+    and the fix."""
     listing = "; ".join(describe(r, k, threshold) for r in refused)
-    fixes = []
+    fixes: list[str | Remedy] = []
     if command is not None:
         fixes.append(
-            f"fill the holes with: {command} (MODEL: a litellm model such as "
-            "openai/gpt-4o-mini, or offline for the local judge)"
+            remedy(
+                "fill the holes with: {} (MODEL: a litellm model such as openai/gpt-4o-mini, "
+                "or offline for the local judge)",
+                command,
+            )
         )
     astray = [r.run for r in refused if r.missing and (not r.holes or 2 * r.missing > r.queries)]
     if astray:
         fixes.append(
             f"{', '.join(astray)}: no judge can fill a query a run returned nothing for; check "
-            "that the run names queries as the labels do (`judgepool eval` shows examples of "
-            "both) and ingest it again"
+            "that the run names queries as the labels do ("
+            + remedy("`{}`", Call.of("evaluate"))
+            + " shows examples of both) and ingest it again"
         )
-    fixes.append("or pass --force to compare anyway (marked UNRELIABLE)")
+    fixes.append(remedy("or pass {} to compare anyway (marked UNRELIABLE)", Param("force")))
     return GateRefusedError(
         f"comparison refused: {len(refused)} run(s) under the judged@{k} gate of {threshold:g} "
         f"({listing})",
-        ", ".join(fixes),
+        join(fixes),
+        value=tuple(r.run for r in refused),
     )

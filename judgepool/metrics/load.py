@@ -21,12 +21,14 @@ import numpy as np
 from numpy.typing import NDArray
 
 from judgepool.defaults import LEVEL, K
-from judgepool.errors import UsageError
+from judgepool.errors import Call, Param, Placeholder, UsageError, remedy
 from judgepool.pooling.evaluation_rows import evaluation_rows
 from judgepool.pooling.idcheck import IdCheck
 from judgepool.pooling.rankings import run_keys
 from judgepool.pooling.store.connection import Store
 from judgepool.pooling.store.judgments import check_level, label_levels
+
+_STATUS = Call.of("status")  # lists the labellers
 
 
 @dataclass(frozen=True)
@@ -99,7 +101,10 @@ def load(
     level = check_level(level)
     keys = run_keys(store, runs)
     if not keys:
-        raise UsageError("no runs to evaluate", "ingest one first: `judgepool ingest run FILE`")
+        raise UsageError(
+            "no runs to evaluate",
+            remedy("ingest one first: `{}`", Call.of("ingest_run", Placeholder("FILE"))),
+        )
     names = tuple(keys)
     key_list = [keys[n] for n in names]
     rows = evaluation_rows(store, level, labeller, keys, depth, k, view)
@@ -108,16 +113,20 @@ def load(
         who = "any judge" if labeller is None else f"judge {labeller!r}"
         others = [other for other in label_levels(store) if other != level]
         hint = (
-            f"the labels are at the {others[0]} level: use --level {others[0]}"
+            remedy(f"the labels are at the {others[0]} level: use {{}}", Param("level", others[0]))
             if others
-            else "ingest qrels (`judgepool ingest qrels FILE`) or label the pool "
-            "(`judgepool judge`)"
+            else remedy(
+                "ingest qrels (`{}`) or label the pool (`{}`)",
+                Call.of("ingest_qrels", Placeholder("FILE")),
+                Call.of("judge"),
+            )
         )
         if labeller is not None and not others:
-            hint = f"check the judge's name (`judgepool status` lists labellers), or {hint}"
+            hint = remedy("check the judge's name (`{}` lists labellers), or ", _STATUS) + hint
         raise UsageError(
             f"no query has an effective label at the {level} level (human labels or {who})",
             hint,
+            value=level,
         )
     n_q = len(qids)
     grades = np.unique(hist["grade"]).astype(np.int64)

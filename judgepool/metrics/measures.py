@@ -31,7 +31,7 @@ from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from judgepool.defaults import KEY_REL, REL, K
-from judgepool.errors import UsageError
+from judgepool.errors import Param, UsageError, remedy
 
 if TYPE_CHECKING:
     import ir_measures
@@ -158,7 +158,9 @@ def _default_rel(kind: str) -> int | None:
 def check_k(k: int) -> int:
     """Cutoffs are positive."""
     if k < 1:
-        raise UsageError(f"cutoff k={k} is not positive", "use e.g. --k 10")
+        raise UsageError(
+            f"cutoff k={k} is not positive", remedy("use e.g. {}", Param("k", 10)), value=k
+        )
     return k
 
 

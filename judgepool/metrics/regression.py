@@ -24,12 +24,22 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from judgepool.errors import GateRefusedError, JudgepoolError, RuleFailedError, UsageError
+from judgepool.errors import (
+    Call,
+    GateRefusedError,
+    JudgepoolError,
+    Param,
+    RuleFailedError,
+    UsageError,
+    remedy,
+)
 from judgepool.metrics.gate import describe
 from judgepool.metrics.measures import Measure, parse_measure
 
 if TYPE_CHECKING:
     from judgepool.metrics.compare import ComparisonFigures
+
+_FAIL_ON = Param("fail_on", None)  # the parameter itself, in a sentence
 
 KINDS: tuple[str, ...] = ("regression", "any-change")
 Interval = tuple[float, float]
@@ -65,22 +75,32 @@ def parse_rule(text: str) -> Rule:
     kind = kind.strip()
     if kind not in KINDS:
         raise UsageError(
-            f"unknown --fail-on rule {text!r}",
-            "use --fail-on regression, --fail-on regression=MEASURE,... or --fail-on any-change",
+            remedy("unknown {} rule ", _FAIL_ON) + repr(text),
+            remedy(
+                "use {}, {} or {}",
+                Param("fail_on", "regression"),
+                Param("fail_on", "regression=MEASURE,..."),
+                Param("fail_on", "any-change"),
+            ),
+            value=text,
         )
     if not has_list:
         return Rule(kind)
     names = _split_measures(listed)
     if not all(names):
         raise UsageError(
-            f"--fail-on {text!r} has an empty measure",
-            f"list measures separated by commas, e.g. --fail-on {kind}=nDCG@10,nR@10",
+            remedy("{} has an empty measure", Param("fail_on", text)),
+            remedy(
+                "list measures separated by commas, e.g. {}",
+                Param("fail_on", f"{kind}=nDCG@10,nR@10"),
+            ),
+            value=text,
         )
     return Rule(kind, tuple(dict.fromkeys(str(parse_measure(n)) for n in names)))
 
 
 def parse_rules(rules: str | Rule | Sequence[str | Rule] | None) -> tuple[Rule, ...]:
-    """Rules given as text (`--fail-on` values) or Rules; None or empty: no rule."""
+    """Rules given as text (`"regression=nDCG@10"`) or Rules; None or empty: no rule."""
     if rules is None:
         return ()
     if isinstance(rules, str | Rule):
@@ -101,9 +121,12 @@ def watched(rule: Rule, measures: Sequence[Measure]) -> tuple[str, ...]:
             else:
                 why = f"it is not among the compared measures ({', '.join(tested)})"
             raise UsageError(
-                f"--fail-on {rule}: cannot watch {name}: {why}",
-                f"add --measure {name} (the rule reads the test the table shows), or drop it "
-                "from the rule",
+                remedy("{}: cannot watch ", Param("fail_on", str(rule))) + f"{name}: {why}",
+                remedy(
+                    "add {} (the rule reads the test the table shows), or drop it from the rule",
+                    Param("measures", (name,)),
+                ),
+                value=name,
             )
     return rule.measures
 
@@ -183,17 +206,22 @@ def rules_error(cmp: ComparisonFigures, check: RuleCheck) -> JudgepoolError | No
             if check.breaches
             else "; on these figures every rule would hold"
         )
-        fill = f"fill the holes with: {cmp.command}, then" if cmp.command else "then"
+        fill = remedy("fill the holes with: {}, then", cmp.command) if cmp.command else "then"
         return GateRefusedError(
-            f"--fail-on cannot decide on a comparison forced past the judged@{ev.k} gate of "
-            f"{cmp.gate:g} ({listing}): its figures are UNRELIABLE{seen}",
-            f"{fill} compare again without --force",
+            remedy("{} cannot decide on a comparison forced past the judged@", _FAIL_ON)
+            + f"{ev.k} gate of {cmp.gate:g} ({listing}): its figures are UNRELIABLE{seen}",
+            fill + remedy(" compare again without {}", Param("force")),
         )
     if not check.breaches:
         return None
     said = "; ".join(describe_breach(b, cmp.baseline) for b in check.breaches)
+    lost = Call.of("report", cmp.baseline, cmp.candidates, html="report.html")
     return RuleFailedError(
-        f"--fail-on {', '.join(check.failed_rules)} failed: {said}",
-        "see which queries it lost (judgepool report BASELINE CANDIDATE --html report.html), "
-        "fix the change, or leave the measure out of --fail-on if it may change",
+        remedy("{} failed: ", Param("fail_on", tuple(check.failed_rules))) + said,
+        remedy(
+            "see which queries it lost (`{}`), fix the change, or leave the measure out of {} "
+            "if it may change",
+            lost,
+            _FAIL_ON,
+        ),
     )

@@ -25,7 +25,7 @@ from judgepool.defaults import (
     K,
     Level,
 )
-from judgepool.errors import UsageError
+from judgepool.errors import Param, UsageError, join, remedy
 from judgepool.metrics.gate import check_gate
 from judgepool.metrics.measures import Measure, check_k, check_rel, default_measures, parse_measure
 from judgepool.pooling.store.judgments import check_level
@@ -38,7 +38,9 @@ def check_average(average: str) -> Average:
     """`defined` (the queries a measure is defined on) or `trec_eval` (every query, as -c)."""
     if average not in AVERAGES:
         raise UsageError(
-            f"unknown way to average {average!r}", f"use --average {'|'.join(AVERAGES)}"
+            f"unknown way to average {average!r}",
+            "use " + join([remedy("{}", Param("average", a)) for a in AVERAGES], " or "),
+            value=average,
         )
     return average  # type: ignore[return-value]
 
@@ -46,7 +48,11 @@ def check_average(average: str) -> Average:
 def check_resamples(resamples: int) -> int:
     """Resampling needs at least one resample."""
     if resamples < 1:
-        raise UsageError(f"resamples={resamples} is not positive", "use e.g. --resamples 10000")
+        raise UsageError(
+            f"resamples={resamples} is not positive",
+            remedy("use e.g. {}", Param("resamples", RESAMPLES)),
+            value=resamples,
+        )
     return resamples
 
 

@@ -1,5 +1,5 @@
 """A comparison as a report: the verdict per candidate, the rules, groups, label sources and the
-command that reproduces it; what the markdown and HTML reports (and the JSON) are made from.
+call that reproduces it; what the markdown and HTML reports (and the JSON) are made from.
 
 The **verdict** of a candidate reads the comparison's Holm-adjusted tests (the table's): `better`
 when it is significantly better on some effectiveness measure and worse on none, `worse` when
@@ -10,15 +10,14 @@ comparison's verdicts are marked unreliable.
 
 from __future__ import annotations
 
-import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from judgepool.defaults import AVERAGE, BY, GATE, KEY_REL, REL, RESAMPLES, SEED, K
-from judgepool.errors import JudgepoolError, UsageError
+from judgepool.errors import Call, JudgepoolError, Param, UsageError, remedy
 from judgepool.metrics.compare import ComparisonFigures, Delta, compare
 from judgepool.metrics.groups import Groups, group_comparison
-from judgepool.metrics.measures import Measure, default_measures
+from judgepool.metrics.measures import default_measures
 from judgepool.metrics.regression import (
     Rule,
     RuleCheck,
@@ -84,45 +83,38 @@ class CompareReport:
             return rules_error(self.comparison, self.rules)
         return self.comparison.error()
 
-    def command(self, tail: Sequence[str] = (), verb: str = "compare") -> str:
-        """The `judgepool` command line (`compare` or `report`) that computes this comparison
-        again, then `tail` (e.g. the output format)."""
+    def call(self, verb: str = "compare") -> Call:
+        """The call (`compare`, or the CLI's `report`) that computes this comparison again, as
+        data: the reports print it as the `judgepool ...` line (reports/command_line.py)."""
         cmp, ev = self.comparison, self.comparison.evaluation
-        parts = ["judgepool", "--db", self.db, verb, cmp.baseline, *cmp.candidates]
-        parts += ["--level", ev.level]
-        if ev.labeller is not None:
-            parts += ["--judge", ev.labeller]
-        parts += _measure_args(ev.measures, ev.k)
-        if ev.average != AVERAGE:
-            parts += ["--average", ev.average]
-        if ev.resamples != RESAMPLES:
-            parts += ["--resamples", str(ev.resamples)]
-        if ev.seed != SEED:
-            parts += ["--seed", str(ev.seed)]
-        if cmp.gate != GATE:
-            parts += ["--gate", f"{cmp.gate:g}"]
-        if cmp.force:
-            parts.append("--force")
-        if self.groups is not None:
-            parts += ["--by", "group"]
-        for rule in self.rules.rules if self.rules is not None else ():
-            parts += ["--fail-on", str(rule)]
-        return shlex.join([*parts, *tail])
-
-
-def _measure_args(measures: Sequence[Measure], k: int) -> list[str]:
-    """The options that choose these measures: --k/--rel/--key-rel for the default four."""
-    ms = list(measures)
-    cut = [] if k == K else ["--k", str(k)]
-    if [m.kind for m in ms] == ["nDCG", "R", "nR", "Judged"]:
-        key_rel, rel = ms[1].rel or KEY_REL, ms[2].rel or REL
-        if tuple(ms) == default_measures(k, rel, key_rel):
-            return (
-                cut
-                + ([] if rel == REL else ["--rel", str(rel)])
-                + ([] if key_rel == KEY_REL else ["--key-rel", str(key_rel)])
-            )
-    return cut + [arg for m in ms for arg in ("--measure", str(m))]
+        ms = list(ev.measures)
+        listed: tuple[str, ...] | None = tuple(str(m) for m in ms)
+        rel = key_rel = None
+        if [m.kind for m in ms] == ["nDCG", "R", "nR", "Judged"]:
+            kr, r = ms[1].rel or KEY_REL, ms[2].rel or REL
+            if tuple(ms) == default_measures(ev.k, r, kr):  # the default four: --rel / --key-rel
+                listed = None
+                rel = None if r == REL else r
+                key_rel = None if kr == KEY_REL else kr
+        call = Call.of(
+            verb,
+            cmp.baseline,
+            cmp.candidates,
+            level=ev.level,
+            labeller=ev.labeller,
+            k=None if ev.k == K else ev.k,
+            rel=rel,
+            key_rel=key_rel,
+            measures=listed,
+            average=None if ev.average == AVERAGE else ev.average,
+            resamples=None if ev.resamples == RESAMPLES else ev.resamples,
+            seed=None if ev.seed == SEED else ev.seed,
+            gate=None if cmp.gate == GATE else cmp.gate,
+            force=cmp.force,
+            by=None if self.groups is None else "group",
+            fail_on=tuple(str(r) for r in self.rules.rules) if self.rules is not None else None,
+        )
+        return call.on(self.db)
 
 
 def check_by(by: str | None, store: Store) -> dict[str, tuple[str, ...]]:
@@ -130,13 +122,19 @@ def check_by(by: str | None, store: Store) -> dict[str, tuple[str, ...]]:
     if by is None:
         return {}
     if by not in BY:
-        raise UsageError(f"cannot break results down by {by!r}", "use --by group")
+        raise UsageError(
+            f"cannot break results down by {by!r}",
+            remedy("use {}", Param("by", "group")),
+            value=by,
+        )
     members = group_members(store)
     if not members:
         raise UsageError(
-            "--by group: no query has a group in this database",
-            "ingest the groups: judgepool ingest queries topics.tsv --groups groups.tsv "
-            "(or a group column in the queries file)",
+            remedy("{}: no query has a group in this database", Param("by", "group")),
+            remedy(
+                "ingest the groups: {} (or a group column in the queries file)",
+                Call.of("ingest_queries", "topics.tsv", groups="groups.tsv"),
+            ),
         )
     return members
 

@@ -17,11 +17,12 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from judgepool.errors import UsageError
+from judgepool.errors import Call, Param, Placeholder, Remedy, UsageError, join, remedy
 from judgepool.pooling.store.connection import Store
 from judgepool.pooling.store.judgments import check_level, effective_labels_sql, latest_labels_sql
 
@@ -54,12 +55,17 @@ def check_export(source: str, fmt: str) -> None:
     """Refuse an unknown label set or format with the choices spelled out."""
     if source not in EXPORT_SOURCES:
         raise UsageError(
-            f"unknown label source {source!r}", f"use --source {'|'.join(EXPORT_SOURCES)}"
+            f"unknown label source {source!r}", _choices("source", EXPORT_SOURCES), value=source
         )
     if fmt not in EXPORT_FORMATS:
         raise UsageError(
-            f"unknown export format {fmt!r}", f"use --format {'|'.join(EXPORT_FORMATS)}"
+            f"unknown export format {fmt!r}", _choices("format", EXPORT_FORMATS), value=fmt
         )
+
+
+def _choices(name: str, values: Sequence[str]) -> Remedy:
+    """`use source="effective" or ...`: each choice said as the parameter it is."""
+    return "use " + join([remedy("{}", Param(name, v)) for v in values], " or ")
 
 
 def chosen_labels_sql(level: str, source: str, labeller: str | None = None) -> str:
@@ -122,17 +128,23 @@ def nothing_to_export(
     neighbouring choices (the other level, the effective labels, any judge) would not be empty."""
     of_judge = "" if labeller is None else f" of judge {labeller!r}"
     other = "doc" if level == "chunk" else "chunk"
-    tries: list[tuple[str, str, str, str | None]] = [(f"--level {other}", other, source, labeller)]
+    tries: list[tuple[Remedy, str, str, str | None]] = [
+        (remedy("{}", Param("level", other)), other, source, labeller)
+    ]
     if source != "effective":
-        tries.append(("--source effective", level, "effective", labeller))
+        tries.append((remedy("{}", Param("source", "effective")), level, "effective", labeller))
     if labeller is not None:
-        tries.append(("no --judge (any judge)", level, source, None))
+        tries.append((remedy("no {} (any judge)", Param("labeller", None)), level, source, None))
     found = [(what, count_labels(store, lv, src, jd)) for what, lv, src, jd in tries]
     found = [(what, n) for what, n in found if n]
     hint = (
-        "these would not be empty: " + ", ".join(f"{what} ({n} labels)" for what, n in found)
+        "these would not be empty: " + join([what + f" ({n} labels)" for what, n in found])
         if found
-        else "label some pairs first: `judgepool ingest qrels FILE` or `judgepool judge`"
+        else remedy(
+            "label some pairs first: `{}` or `{}`",
+            Call.of("ingest_qrels", Placeholder("FILE")),
+            Call.of("judge"),
+        )
     )
     return UsageError(
         f"no {source} {level}-level labels{of_judge}: nothing to export, nothing written", hint

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from judgepool.errors import UsageError
+from judgepool.errors import Call, Placeholder, UsageError, remedy
 from judgepool.pooling.io.fastscan import scan_qrels
 from judgepool.pooling.io.formats import check_readable, detect_format
 from judgepool.pooling.io.readers import LabelColumns, read_jsonl_qrels, read_trec_qrels
@@ -118,7 +118,12 @@ def ingest_qrels(
     labeller = labeller if labeller is not None else path.name
     if not labeller.strip() or any(ch.isspace() for ch in labeller):
         raise UsageError(
-            f"labeller name {labeller!r} is empty or has whitespace", "pass --labeller NAME"
+            f"labeller name {labeller!r} is empty or has whitespace",
+            remedy(
+                "name them: `{}`",
+                Call.of("ingest_qrels", Placeholder("FILE"), labeller=Placeholder("NAME")),
+            ),
+            value=labeller,
         )
     same_key = (
         f"j.qid = n.qid AND j.doc_id = n.doc_id AND j.level = {quote(level)} "

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from judgepool.errors import UsageError
+from judgepool.errors import Call, Param, Remedy, UsageError, remedy
 from judgepool.pooling.io.fastscan import scan_run
 from judgepool.pooling.io.formats import check_readable, detect_format
 from judgepool.pooling.io.parquet_runs import load_parquet_run
@@ -91,7 +91,9 @@ def check_run_name(name: str, origin: str = "") -> str:
     else:
         return name
     raise UsageError(
-        f"run name {name!r}{origin} {why}", "choose a name with --name, e.g. --name splade-v2"
+        f"run name {name!r}{origin} {why}",
+        remedy("choose a name with {}, e.g. {}", Param("name", None), Param("name", "splade-v2")),
+        value=name,
     )
 
 
@@ -158,10 +160,10 @@ def parse_run(path: str | Path, fmt: str | None = None, origin: str | None = Non
     return ParsedRun(path, fmt, table, queries, tag, origin or str(path.resolve()))
 
 
-def _name_of(parsed: ParsedRun, name: str | None) -> tuple[str, str]:
+def _name_of(parsed: ParsedRun, name: str | None) -> tuple[str, str | Remedy]:
     """(the run's name, where it came from)."""
     if name is not None:
-        return check_run_name(name), "from --name"
+        return check_run_name(name), remedy("from {}", Param("name", None))
     if parsed.tag is not None:
         return check_run_name(parsed.tag, f" (the tag of {parsed.path})"), "named by their tag"
     return check_run_name(default_run_name(parsed.path)), "named by their file name"
@@ -196,9 +198,14 @@ def ingest_runs(
     """Read every run, name each, refuse a clash, then store them one short transaction each."""
     if name is not None and len(paths) > 1:
         raise UsageError(
-            f"--name names one run, but {len(paths)} files were given",
-            "give one file per --name (one command each), or leave --name out: each run is "
-            "then named by its tag (the TREC 6th column) or, without one tag, its file name",
+            remedy(f"{{}} names one run, but {len(paths)} files were given", Param("name", None)),
+            remedy(
+                "give one file per {} (one call each), or leave {} out: each run is then named "
+                "by its tag (the TREC 6th column) or, without one tag, its file name",
+                Param("name", None),
+                Param("name", None),
+            ),
+            value=name,
         )
     parsed = [parse_run(path, fmt) for path in paths]
     named: dict[str, ParsedRun] = {}
@@ -207,10 +214,15 @@ def ingest_runs(
         if run_name in named:
             first = named[run_name].path
             raise UsageError(
-                f"{first} and {run.path} would both be run {run_name!r} ({origin}); "
-                "nothing was ingested",
-                f"ingest them one at a time with --name, e.g. "
-                f"`judgepool ingest run {run.path} --name {run_name}-2`",
+                f"{first} and {run.path} would both be run {run_name!r} ("
+                + origin
+                + "); nothing was ingested",
+                remedy(
+                    "ingest them one at a time with {}, e.g. `{}`",
+                    Param("name", None),
+                    Call.of("ingest_run", str(run.path), name=f"{run_name}-2"),
+                ),
+                value=run_name,
             )
         named[run_name] = run
     return [store_run(store, run, run_name) for run_name, run in named.items()]

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from judgepool.errors import UsageError
+from judgepool.errors import Param, UsageError, remedy
 from judgepool.pooling.io.formats import check_readable, detect_format
 from judgepool.pooling.io.query_files import read_group_file, read_queries
 from judgepool.pooling.io.readers import DocRow, iter_docs
@@ -74,8 +74,11 @@ def ingest_queries(
         groups_from = Path(groups)
         if memberships is not None:
             raise UsageError(
-                f"{path} has a group column and --groups {groups_from} gives groups too",
-                "give the groups once: in the queries file or in --groups",
+                f"{path} has a group column and "
+                + remedy("{}", Param("groups", str(groups_from)))
+                + " gives groups too",
+                remedy("give the groups once: in the queries file or in {}", Param("groups", None)),
+                value=str(groups_from),
             )
         check_readable(groups_from)
         memberships = read_group_file(groups_from)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from judgepool.errors import UsageError
+from judgepool.errors import Param, UsageError, remedy
 from judgepool.pooling.store.connection import Store, utcnow
 from judgepool.pooling.store.judgments import effective_labels_sql, quote
 from judgepool.pooling.store.sql import one
@@ -34,7 +34,11 @@ class Lifted:
 def lift_labels(store: Store, rule: str = "max", labeller: str | None = None) -> Lifted:
     """Write doc-level labels computed from the effective chunk-level labels."""
     if rule not in RULES:
-        raise UsageError(f"unknown lift rule {rule!r}", f"use --rule {'|'.join(RULES)}")
+        raise UsageError(
+            f"unknown lift rule {rule!r}",
+            remedy("use " + " or ".join("{}" for _ in RULES), *(Param("rule", r) for r in RULES)),
+            value=rule,
+        )
     lifted_by = f"lift:{rule}"
     with store.write() as con:
         con.execute(

@@ -18,7 +18,7 @@ from fractions import Fraction
 from typing import TYPE_CHECKING
 
 from judgepool.defaults import DEPTH, LEVEL, Level
-from judgepool.errors import UsageError
+from judgepool.errors import Param, UsageError, remedy
 from judgepool.pooling.rankings import doc_texts_sql, rankings_sql, run_keys
 from judgepool.pooling.store.connection import Store
 from judgepool.pooling.store.judgments import check_level, labelled_pairs_sql, labelled_queries_sql
@@ -106,7 +106,9 @@ class Hole:
 def check_depth(depth: int) -> int:
     """Depths are positive."""
     if depth < 1:
-        raise UsageError(f"depth {depth} is not positive", "use e.g. --depth 10")
+        raise UsageError(
+            f"depth {depth} is not positive", remedy("use e.g. {}", Param("depth", 10)), value=depth
+        )
     return depth
 
 

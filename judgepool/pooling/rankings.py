@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from judgepool.errors import UsageError
+from judgepool.errors import Call, Placeholder, UsageError, remedy
 from judgepool.pooling.store.connection import Store
 from judgepool.pooling.store.judgments import check_level, quote
 
@@ -25,14 +25,22 @@ def run_keys(store: Store, names: Sequence[str] | None = None) -> dict[str, int]
         listing = ", ".join(sorted(known)) or "none yet"
         raise UsageError(
             f"unknown run(s): {', '.join(unknown)} (runs in the database: {listing})",
-            "ingest it with `judgepool ingest run FILE --name NAME`, or check `judgepool runs`",
+            remedy(
+                "ingest it with `{}`, or check `{}`",
+                Call.of("ingest_run", Placeholder("FILE"), name=Placeholder("NAME")),
+                Call.of("runs"),
+            ),
+            value=unknown[0] if len(unknown) == 1 else unknown,
         )
     return {n: int(known[n]) for n in dict.fromkeys(names)}
 
 
 def _keys_list(keys: Sequence[int]) -> str:
     if not keys:
-        raise UsageError("no runs to work on", "ingest a run first: `judgepool ingest run FILE`")
+        raise UsageError(
+            "no runs to work on",
+            remedy("ingest a run first: `{}`", Call.of("ingest_run", Placeholder("FILE"))),
+        )
     return ", ".join(str(int(k)) for k in keys)
 
 

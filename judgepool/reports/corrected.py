@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from judgepool.reports.command_line import command_line
+
 if TYPE_CHECKING:
     from judgepool.metrics.compare import Delta
     from judgepool.metrics.corrected import Corrected, Trust
@@ -72,5 +74,5 @@ def audit_json(trust: Trust | None) -> dict[str, Any] | None:
         "queries": trust.queries,
         "method": trust.method,
         "reason": trust.reason,
-        "command": trust.command,
+        "command": None if trust.command is None else command_line(trust.command),
     }

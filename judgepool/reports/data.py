@@ -32,6 +32,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from judgepool.reports.command_line import command_line
 from judgepool.reports.corrected import audit_json, delta_fields, run_fields
 
 if TYPE_CHECKING:
@@ -135,7 +136,7 @@ def comparison_json(cmp: ComparisonFigures, extra: dict[str, Any] | None = None)
     ]
     out["unreliable"] = cmp.unreliable
     out["gate"] = cmp.gate
-    out["judge_command"] = cmp.command
+    out["judge_command"] = None if cmp.command is None else command_line(cmp.command)
     return _checked({**out, **(extra or {})})
 
 

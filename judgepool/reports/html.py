@@ -13,8 +13,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from html import escape
 
+from judgepool.errors import Param
 from judgepool.metrics.verdicts import CompareReport
 from judgepool.reports import sentences as t
+from judgepool.reports.command_line import command_line
 from judgepool.reports.svg import delta_chart, runs_chart
 
 _CSS = """
@@ -183,7 +185,7 @@ def to_html(report: CompareReport, name: str = "report.html") -> str:
         "<h2>Labels</h2>",
         _p(t.sources(report), "sources"),
         "<h2>Reproduce</h2>",
-        f"<pre>{escape(report.command(['--html', name], verb='report'))}</pre>",
+        f"<pre>{escape(command_line(report.call('report'), Param('html', name)))}</pre>",
         "</body>",
         "</html>",
         "",

@@ -13,7 +13,9 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from judgepool.errors import Param
 from judgepool.reports import sentences as t
+from judgepool.reports.command_line import command_line
 
 if TYPE_CHECKING:
     from judgepool.metrics.verdicts import CompareReport
@@ -129,5 +131,6 @@ def to_markdown(report: CompareReport) -> str:
     if groups:
         out += [groups]
     out += ["#### Labels", "", esc(t.sources(report)), ""]
-    out += ["#### Reproduce", "", "```", report.command(["--format", "markdown"]), "```", ""]
+    again = command_line(report.call(), Param("format", "markdown"))
+    out += ["#### Reproduce", "", "```", again, "```", ""]
     return "\n".join(out)

@@ -261,8 +261,8 @@ class Report(_Strict):
         description="compare: candidate -> better, worse, mixed, no significant difference or "
         "refused",
     )
-    fail_on: FailOnReport | None = Field(default=None, description="compare --fail-on")
-    groups: GroupsReport | None = Field(default=None, description="--by group")
+    fail_on: FailOnReport | None = Field(default=None, description="compare's fail_on rules")
+    groups: GroupsReport | None = Field(default=None, description="by query group (by=group)")
     audit: AuditReport | None = Field(
         default=None, description="the judge-corrected side; null: no judge label is effective"
     )
@@ -271,5 +271,5 @@ class Report(_Strict):
         description="judges whose labels count here and whose latest canary check was fooled",
     )
     by_judge: ByJudgeReport | None = Field(
-        default=None, description="`compare --by-judge`: the runs ranked under each judge"
+        default=None, description="compare by judge: the runs ranked under each judge"
     )

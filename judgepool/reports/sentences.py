@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from judgepool.errors import Param
 from judgepool.metrics.gate import describe, fmt_judged
+from judgepool.reports.command_line import cli_words, command_line
 
 if TYPE_CHECKING:
     from judgepool.metrics.compare import Delta
@@ -79,8 +81,8 @@ def headline(report: CompareReport) -> tuple[str, list[str]]:
         why = [
             f"{len(cmp.refused)} run(s) under the judged@{ev.k} gate of {cmp.gate:g} ({listing})"
         ]
-        if cmp.command:
-            why.append(f"fill the holes with: {cmp.command}")
+        if cmp.command is not None:
+            why.append(f"fill the holes with: {command_line(cmp.command)}")
         return "refused", why
     verdicts = report.verdicts
     if len(verdicts) == 1:
@@ -101,7 +103,7 @@ def rules_line(report: CompareReport) -> str | None:
     check = report.rules
     if check is None:
         return None
-    rules = " ".join(f"--fail-on {r}" for r in check.rules)
+    rules = cli_words(Param("fail_on", tuple(str(r) for r in check.rules)))
     if check.refused:
         return f"{rules}: not decided: the gate refused the comparison (exit code 3)"
     if check.unreliable:

@@ -25,7 +25,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from judgepool.errors import HolesFailedError, JudgeError, NothingLabelledError
+from judgepool.errors import Call, HolesFailedError, JudgeError, NothingLabelledError, remedy
 from judgepool.judge.base import JudgeRequest, ShownSpan
 from judgepool.judge.batch.parse import collect as read_outputs
 from judgepool.judge.batch.support import batch_rates
@@ -83,9 +83,10 @@ class Collection:
         if not self.failed:
             return None
         why = "; ".join(f"{n} {kind}" for kind, n in self.failures.most_common())
-        hint = (
-            "send them again as a new batch with: judgepool judge --batch-collect "
-            "--retry-failed (or judge them online: judgepool judge without --batch)"
+        hint = remedy(
+            "send them again as a new batch with: {} (or judge them online: {})",
+            Call.of("collect_batches", retry_failed=True),
+            Call.of("judge"),
         )
         if self.outcomes["ok"] == 0:
             return NothingLabelledError(

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, TypeVar
 
-from judgepool.errors import JudgeError
+from judgepool.errors import JudgeError, Param, Remedy, remedy
 from judgepool.judge.batch.requests import ENDPOINT
 from judgepool.judge.batch.support import BatchSupport, batch_support, provider_of
 from judgepool.judge.llm import load_litellm, retry_after
@@ -45,6 +45,8 @@ FINISHED = frozenset({"completed", "failed", "expired", "cancelled"})
 #: Finished statuses whose output and error files hold answers worth reading.
 COLLECTABLE = frozenset({"completed", "expired", "cancelled"})
 _NO_REUSE = {"Connection": "close"}
+_API = Param("api_base", None)
+_NO_BATCH = remedy("run the same command without {}", Param("submit_batch", None))
 _KEY_HINT = (
     "export the provider's key (OPENAI_API_KEY, AZURE_API_KEY, ...) in this shell; batches "
     "and files belong to the key's organisation and project"
@@ -56,7 +58,7 @@ class BatchProviderError(JudgeError):
     server, timeout, connection, unsupported, protocol) and `retryable` whether trying again
     later may work."""
 
-    def __init__(self, message: str, hint: str | None, kind: str, retryable: bool) -> None:
+    def __init__(self, message: str, hint: str | Remedy | None, kind: str, retryable: bool) -> None:
         super().__init__(message, hint)
         self.kind = kind
         self.retryable = retryable
@@ -349,11 +351,13 @@ class BatchClient:
         what = f"{op} {target} on {self._where()}"
         lowered = text.lower()
 
-        def fail(problem: str, hint: str | None, kind: str, retryable: bool) -> BatchProviderError:
+        def fail(
+            problem: str, hint: str | Remedy | None, kind: str, retryable: bool
+        ) -> BatchProviderError:
             return BatchProviderError(f"{what}: {problem}", hint, kind, retryable)
 
         if "doesn't support" in lowered or "does not support" in lowered:
-            return fail(text, "run the same command without --batch", "unsupported", False)
+            return fail(text, _NO_BATCH, "unsupported", False)
         if (
             status in (401, 403)
             or isinstance(err, openai.AuthenticationError | openai.PermissionDeniedError)
@@ -363,7 +367,7 @@ class BatchClient:
         if status == 404 or isinstance(err, openai.NotFoundError):
             return fail(
                 f"not found: {text}",
-                "check that the key and --api-base are the ones the batch was created with",
+                remedy("check that the key and {} are the ones the batch was created with", _API),
                 "not_found",
                 False,
             )
@@ -384,7 +388,7 @@ class BatchClient:
             if isinstance(err.__cause__, httpx.ConnectError):
                 return fail(
                     f"cannot connect: {text}",
-                    "check --api-base and the network, then run again",
+                    remedy("check {} and the network, then run again", _API),
                     "connection_refused",
                     True,
                 )

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, cast
 
-from judgepool.errors import JudgeError
+from judgepool.errors import JudgeError, Param, remedy
 from judgepool.judge.base import JudgeRequest
 from judgepool.judge.batch.support import BatchLimits, provider_of
 from judgepool.judge.llm import LLMJudge, load_litellm, translate
@@ -160,7 +160,12 @@ def split_files(entries: Sequence[BatchEntry], limits: BatchLimits) -> list[Batc
             raise JudgeError(
                 f"one batch request ({entry.custom_id}, {len(entry.line)} bytes) is larger "
                 f"than a whole batch file may be ({limits.max_bytes} bytes)",
-                "lower --passage-tokens, or judge this pair without --batch",
+                remedy(
+                    "lower {}, or judge this pair without {}",
+                    Param("passage_tokens", None),
+                    Param("submit_batch", None),
+                ),
+                value=entry.custom_id,
             )
         if current and (
             len(current) >= limits.max_requests or size + len(entry.line) > limits.max_bytes

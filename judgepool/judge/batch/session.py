@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from judgepool.errors import UsageError
+from judgepool.errors import Call, Param, UsageError, remedy
 from judgepool.judge.batch.collect import CANCELLED, Collection, collect_one
 from judgepool.judge.batch.provider import BatchProviderError
 from judgepool.judge.batch.send import Clients, orphaned, progress_of, recover
@@ -36,6 +36,7 @@ if TYPE_CHECKING:
 Notify = Callable[[str], None]
 #: Makes what shows a wait for batches: (the batches' requests) -> a sink.
 Waiting = Callable[[int], WaitSink]
+_SEE_BATCHES = remedy("see the batches with: {}", Call.of("batches"))
 
 
 def dry_run(store: Store, settings: JudgeOptions) -> Submission:
@@ -212,14 +213,10 @@ def cancel(store: Store, name: str, api_base: str | None = None) -> batches.Batc
     again). What it answered before stopping is collected by `collect`."""
     row = batches.find(store, name)
     if row is None:
-        raise UsageError(
-            f"no batch {name!r} in {store.path}",
-            "see the batches with: judgepool judge --batch-status",
-        )
+        raise UsageError(f"no batch {name!r} in {store.path}", _SEE_BATCHES, value=name)
     if row.collected_at is not None:
         raise UsageError(
-            f"batch {row.name} was collected already: nothing to cancel",
-            "see the batches with: judgepool judge --batch-status",
+            f"batch {row.name} was collected already: nothing to cancel", _SEE_BATCHES, value=name
         )
 
     async def go() -> batches.BatchRow | None:
@@ -267,12 +264,15 @@ def _cancellable(row: batches.BatchRow) -> str:
     if row.status == "cancelling":
         raise UsageError(
             f"batch {row.name} is being cancelled already: nothing to cancel",
-            "collect what it answered once it stops with: judgepool judge "
-            "--batch-collect (add --wait to wait for it)",
+            remedy(
+                "collect what it answered once it stops with: {} (add {} to wait for it)",
+                Call.of("collect_batches"),
+                Param("wait"),
+            ),
         )
     if row.finished or row.batch_id is None:
         raise UsageError(
             f"batch {row.name} is {row.status}: nothing to cancel",
-            "collect it with: judgepool judge --batch-collect",
+            remedy("collect it with: {}", Call.of("collect_batches")),
         )
     return row.batch_id

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import asdict, fields
 from typing import Any
 
-from judgepool.errors import UsageError
+from judgepool.errors import Param, UsageError, remedy
 from judgepool.judge.batch.provider import BatchClient
 from judgepool.judge.batch.support import batch_support
 from judgepool.judge.llm import LLMJudge, LLMSettings
@@ -38,6 +38,7 @@ KEPT = (
     "reasoning_effort",
 )
 _MASK = "***"
+_API, _BATCH = Param("api_base", None), Param("submit_batch", None)  # named in the refusals
 
 
 def kept(settings: JudgeOptions, model: str) -> dict[str, Any]:
@@ -61,9 +62,10 @@ def restored(
         values["api_base"] = api_base
     elif _MASK in str(values.get("api_base") or ""):
         raise UsageError(
-            f"{name} was sent to an --api-base that holds credentials, which judgepool does not "
-            "store",
-            "pass the same --api-base again",
+            f"{name} was sent to an "
+            + remedy("{} that holds credentials, which judgepool does not store", _API),
+            remedy("pass the same {} again", _API),
+            value=name,
         )
     return JudgeOptions(**values)
 
@@ -73,10 +75,14 @@ def batch_judge(model: str, settings: JudgeOptions) -> LLMJudge:
     judge and for providers with no batch API here (judge/batch/support.py)."""
     if is_offline(model):
         raise UsageError(
-            f"--batch sends requests to a provider's batch API; {model} is the local offline "
-            "judge, which costs nothing and has none",
-            "run the same command without --batch, or name a model with --model "
-            "(e.g. openai/gpt-4o-mini)",
+            remedy("{} sends requests to a provider's batch API; ", _BATCH)
+            + f"{model} is the local offline judge, which costs nothing and has none",
+            remedy(
+                "run the same command without {}, or name a model with {}",
+                _BATCH,
+                Param("model", "openai/gpt-4o-mini"),
+            ),
+            value=model,
         )
     LLMSettings(model=model).check()
     batch_support(model)

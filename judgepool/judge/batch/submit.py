@@ -19,7 +19,7 @@ import secrets
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from judgepool.errors import BudgetExceededError, JudgeError, UsageError
+from judgepool.errors import BudgetExceededError, JudgeError, Param, Placeholder, UsageError, remedy
 from judgepool.judge.batch.requests import BatchEntry, BatchFile, LineBuilder, split_files
 from judgepool.judge.batch.send import Clients, Notify, orphaned, recover, send
 from judgepool.judge.batch.settings import batch_judge, kept
@@ -77,12 +77,13 @@ class Submission:
         if self.stopped is None or self.dry_run:
             return None
         cap = (
-            f"--max-cost ${settings.max_cost}"
+            Param("max_cost", settings.max_cost)
             if self.stopped == "max-cost"
-            else f"--max-calls {settings.max_calls}"
+            else Param("max_calls", settings.max_calls)
         )
         return BudgetExceededError(
-            f"{self.not_sent} pairs were not sent: their worst case would exceed {cap}",
+            f"{self.not_sent} pairs were not sent: "
+            + remedy("their worst case would exceed {}", cap),
             "raise the cap and run the same command again (what was sent is not sent again)",
         )
 
@@ -163,9 +164,11 @@ def _cap(
     """The entries, in order, whose worst cases fit the caps, and the cap that cut, if any."""
     if settings.max_cost is not None and found.rates is None:
         raise UsageError(
-            f"--max-cost cannot cap {found.model}: its price is unknown (a local server or a "
-            "model missing from litellm's price map)",
-            "cap it with --max-calls N instead",
+            remedy("{} cannot cap ", Param("max_cost", None))
+            + f"{found.model}: its price is unknown (a local server or a model missing from "
+            "litellm's price map)",
+            remedy("cap it with {} instead", Param("max_calls", Placeholder("N"))),
+            value=found.model,
         )
     worst = {e.custom_id: w for e, w in zip(found.entries, found.worst, strict=True)}
     kept_entries: list[BatchEntry] = []
@@ -230,7 +233,7 @@ def _split(found: Planned, entries: list[BatchEntry]) -> list[BatchFile]:
     if limits is None:  # pragma: no cover - every supported provider has limits
         raise JudgeError(
             f"no batch file limits known for {found.support.provider}",
-            "run the same command without --batch",
+            remedy("run the same command without {}", Param("submit_batch", None)),
         )
     return split_files(entries, limits)
 

@@ -27,9 +27,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from judgepool.errors import JudgeError
+from judgepool.errors import JudgeError, Param, remedy
 
-_NO_BATCH = "run the same command without --batch (the online judge works with every provider)"
+_NO_BATCH = remedy(
+    "run the same command without {} (the online judge works with every provider)",
+    Param("submit_batch", None),
+)
 
 
 @dataclass(frozen=True)
@@ -65,7 +68,7 @@ BATCH_SUPPORT: dict[str, BatchSupport] = {
         True,
         OPENAI_LIMITS,
         tested=True,
-        needs="--api-base of a server that implements the OpenAI /v1/files and /v1/batches "
+        needs="an api_base: a server that implements the OpenAI /v1/files and /v1/batches "
         "endpoints",
     ),
     "litellm_proxy": BatchSupport(
@@ -73,7 +76,7 @@ BATCH_SUPPORT: dict[str, BatchSupport] = {
         True,
         OPENAI_LIMITS,
         tested=True,
-        needs="--api-base of a litellm proxy with batches enabled",
+        needs="an api_base: a litellm proxy with batches enabled",
     ),
     "azure": BatchSupport(
         "azure",

@@ -29,7 +29,7 @@ from typing import Any, Protocol
 import numpy as np
 import numpy.typing as npt
 
-from judgepool.errors import JudgeError, UsageError
+from judgepool.errors import JudgeError, Param, UsageError, remedy
 
 OFFLINE = "offline"
 BUNDLED_MODEL = "all-MiniLM-L6-v2"
@@ -77,7 +77,12 @@ def resolve_model(spec: str) -> ModelSource:
     if not spec.startswith(OFFLINE + ":") or not spec[len(OFFLINE) + 1 :].strip():
         raise UsageError(
             f"offline judge spec {spec!r} is not `offline` or `offline:PATH`",
-            "e.g. --model offline, or --model offline:/models/my-sbert",
+            remedy(
+                "e.g. {}, or {}",
+                Param("model", OFFLINE),
+                Param("model", OFFLINE + ":/models/my-sbert"),
+            ),
+            value=spec,
         )
     path = Path(spec[len(OFFLINE) + 1 :]).expanduser()
     if not path.is_dir():

@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from judgepool.errors import UsageError
+from judgepool.errors import Call, Param, Placeholder, UsageError, remedy
 from judgepool.judge.options import JudgeOptions
 from judgepool.judge.registry import constructor_options
 from judgepool.judge.run.session import Session
@@ -77,7 +77,12 @@ def prepare_calibration(
         raise UsageError(
             f"no pair in the pool at depth {s.depth} ({s.level} level) has a human label of "
             "grade 0-3: there is nothing to calibrate the judge against",
-            "ingest human labels (`judgepool ingest qrels FILE`), or check --level and --depth",
+            remedy(
+                "ingest human labels (`{}`), or check {} and {}",
+                Call.of("ingest_qrels", Placeholder("FILE")),
+                Param("level", s.level),
+                Param("depth", s.depth),
+            ),
         )
     drawn = stratified_sample(found.pairs, sample, seed)
     mark = label_mark(store)
@@ -109,7 +114,7 @@ def run_calibration(
 
     judge, plan = prepared.session.judge, prepared.session.plan
     if judge is None:  # pragma: no cover - prepare_calibration always makes a judge
-        raise UsageError("no judge to calibrate", "name one with --model")
+        raise UsageError("no judge to calibrate", remedy("name one with {}", Param("model", None)))
     limits = LoopOptions(
         concurrency=options.concurrency,
         max_cost=options.max_cost,

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from judgepool.errors import UsageError
+from judgepool.errors import Param, Placeholder, UsageError, join, remedy
 from judgepool.judge.jury import COMBINES, SampledJudge, jury_labeller
 from judgepool.pooling.store.judgments import JURY_PREFIX
 
@@ -21,9 +21,14 @@ if TYPE_CHECKING:
     from judgepool.judge.options import JudgeOptions
     from judgepool.pooling.store.connection import Store
 
-#: The temperature of `--num-samples` when none is given (samples at 0 would repeat one answer).
+#: The temperature of `num_samples` when none is given (samples at 0 would repeat one answer).
 SAMPLE_TEMPERATURE = 0.7
 NO_API_BASE = "-"
+# The parameters the refusals name.
+_MODEL, _MODELS = Param("model", None), Param("models", None)
+_API_BASES = Param("api_bases", None)
+_NUM_SAMPLES = Param("num_samples", None)
+_LABELLER = Param("labeller", None)
 
 
 def _api_bases(options: JudgeOptions, models: tuple[str, ...]) -> list[str | None]:
@@ -32,9 +37,14 @@ def _api_bases(options: JudgeOptions, models: tuple[str, ...]) -> list[str | Non
         given = given * len(models)
     if given and len(given) != len(models):
         raise UsageError(
-            f"{len(given)} --api-base for {len(models)} --model",
-            "give --api-base once (every model's server) or once per --model, in the same "
-            f"order ({NO_API_BASE!r} for a model that needs none)",
+            remedy(f"{len(given)} {{}} for {len(models)} {{}}", _API_BASES, _MODELS),
+            remedy(
+                "give {} once (every model's server) or once per {}, in the same order",
+                _API_BASES,
+                _MODEL,
+            )
+            + f" ({NO_API_BASE!r} for a model that needs none)",
+            value=given,
         )
     return [None if b in (None, "", NO_API_BASE) else b for b in given] or [None] * len(models)
 
@@ -48,38 +58,69 @@ def jury_members(options: JudgeOptions) -> tuple[tuple[Judge, ...], str]:
     samples = s.num_samples
     if not models:
         raise UsageError(
-            "--num-samples needs --model",
-            "name the model to ask, e.g. --model openai/gpt-4o-mini --num-samples 3",
+            remedy("{} needs {}", _NUM_SAMPLES, _MODEL),
+            remedy(
+                "name the model to ask, e.g. {} {}",
+                Param("model", "openai/gpt-4o-mini"),
+                Param("num_samples", 3),
+            ),
         )
     if s.labeller is not None:
         raise UsageError(
-            "--judge does not apply to several judges: a jury fills the pairs that have no label "
-            "of its own (and no human label)",
-            "leave out --judge (compare and eval take --judge 'jury(...)@...' afterwards)",
+            remedy(
+                "{} does not apply to several judges: a jury fills the pairs that have no label "
+                "of its own (and no human label)",
+                _LABELLER,
+            ),
+            remedy(
+                "leave out {} (compare and evaluate take {} afterwards)",
+                _LABELLER,
+                Param("labeller", "jury(...)@..."),
+            ),
+            value=s.labeller,
         )
     if s.combine not in COMBINES:
-        raise UsageError(f"unknown --combine {s.combine!r}", f"use one of {', '.join(COMBINES)}")
+        raise UsageError(
+            remedy("unknown {} ", Param("combine", None)) + repr(s.combine),
+            "use one of " + join([remedy("{}", Param("combine", c)) for c in COMBINES]),
+            value=s.combine,
+        )
     if len(set(models)) != len(models):
         raise UsageError(
-            "the same --model is given twice", "to ask one model several times use --num-samples K"
+            remedy("the same {} is given twice", _MODEL),
+            remedy("to ask one model several times use {}", Param("num_samples", Placeholder("K"))),
+            value=models,
         )
     if samples < 1:
-        raise UsageError(f"--num-samples {samples} must be at least 1", "use 1 or more")
+        raise UsageError(
+            remedy("{} must be at least 1", Param("num_samples", samples)),
+            "use 1 or more",
+            value=samples,
+        )
     temperature = s.temperature
     if samples > 1:
         offline = [m for m in models if is_offline(m)]
         if offline:
             raise UsageError(
-                f"--num-samples asks a model several times; {offline[0]} answers the same every "
-                "time",
-                "use --num-samples with LLM models only",
+                remedy("{} asks a model several times; ", _NUM_SAMPLES)
+                + f"{offline[0]} answers the same every time",
+                remedy("use {} with LLM models only", _NUM_SAMPLES),
+                value=offline[0],
             )
         temperature = SAMPLE_TEMPERATURE if temperature is None else temperature
         if temperature <= 0:
             raise UsageError(
-                f"--num-samples {samples} at --temperature {temperature:g}: every sample would "
-                "repeat one answer (and be paid for)",
-                f"give a --temperature above 0 (default {SAMPLE_TEMPERATURE} with --num-samples)",
+                remedy(
+                    "{} at {}: every sample would repeat one answer (and be paid for)",
+                    Param("num_samples", samples),
+                    Param("temperature", temperature),
+                ),
+                remedy(
+                    f"give a {{}} above 0 (default {SAMPLE_TEMPERATURE} with {{}})",
+                    Param("temperature", None),
+                    _NUM_SAMPLES,
+                ),
+                value=temperature,
             )
     judges: list[Judge] = []
     for model, base in zip(models, _api_bases(s, models), strict=True):
@@ -110,13 +151,22 @@ def canaries_for(
     s = options
     if s.canaries < 0 or s.canary_queries < 1:
         raise UsageError(
-            f"--canaries {s.canaries} / {s.canary_queries} queries is not possible",
-            "give --canaries 1 or more per query (or --no-canaries)",
+            remedy("{}", Param("canaries", s.canaries))
+            + f" / {s.canary_queries} queries is not possible",
+            remedy(
+                "give {} or more per query (or {})",
+                Param("canaries", 1),
+                Param("canaries", 0),
+            ),
+            value=s.canaries,
         )
     if not 0 <= s.canary_threshold <= 1:
         raise UsageError(
-            f"--canary-threshold {s.canary_threshold} is not a share between 0 and 1",
-            "give e.g. --canary-threshold 0.1 (10 %)",
+            remedy(
+                "{} is not a share between 0 and 1", Param("canary_threshold", s.canary_threshold)
+            ),
+            remedy("give e.g. {} (10 %)", Param("canary_threshold", 0.1)),
+            value=s.canary_threshold,
         )
     if s.canaries == 0:
         return None

@@ -20,6 +20,9 @@ from judgepool.errors import (
     HolesFailedError,
     JudgepoolError,
     NothingLabelledError,
+    Param,
+    Remedy,
+    remedy,
 )
 from judgepool.judge.options import JudgeOptions
 from judgepool.judge.registry import constructor_options
@@ -42,7 +45,7 @@ class Session:
     the first); `jury` is the jury's labeller (None: one judge); `canaries` the planted pairs."""
 
     model: str
-    why: str | None
+    why: str | Remedy | None
     before: PoolSummary
     plan: Plan
     judge: Judge | None
@@ -115,12 +118,12 @@ def ending(stats: LoopStats | None, options: JudgeOptions) -> JudgepoolError | N
     failures = f"; {failed} pairs failed ({why})" if failed else ""
     if stats.stopped in ("max-cost", "max-calls"):
         cap = (
-            f"--max-cost ${options.max_cost}"
+            Param("max_cost", options.max_cost)
             if stats.stopped == "max-cost"
-            else f"--max-calls {options.max_calls}"
+            else Param("max_calls", options.max_calls)
         )
         return BudgetExceededError(
-            f"stopped before exceeding {cap}: {left} pairs not attempted{failures}",
+            remedy("stopped before exceeding {}: ", cap) + f"{left} pairs not attempted{failures}",
             "raise the cap, or run the same command again to continue",
         )
     if not failed:

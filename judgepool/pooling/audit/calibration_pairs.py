@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from judgepool.errors import UsageError
+from judgepool.errors import Call, Param, Placeholder, UsageError, remedy
 from judgepool.pooling.pool import check_depth
 from judgepool.pooling.rankings import rankings_sql, run_keys
 from judgepool.pooling.store.connection import Store, utcnow
@@ -84,7 +84,10 @@ def population(store: Store, depth: int = 10, level: str = "chunk") -> Populatio
     check_depth(depth)
     keys = list(run_keys(store).values())
     if not keys:
-        raise UsageError("no runs to pool", "ingest a run first: `judgepool ingest run FILE`")
+        raise UsageError(
+            "no runs to pool",
+            remedy("ingest a run first: `{}`", Call.of("ingest_run", Placeholder("FILE"))),
+        )
     human = latest_labels_sql(level, "human")
     with store.read() as con:
         rows = con.execute(
@@ -101,7 +104,11 @@ def stratified_sample(pairs: Sequence[HumanPair], size: int, seed: int) -> list[
     """`size` pairs, as evenly split between the grades present as their numbers allow, drawn
     with `seed`; shuffled, so nobody sees them grouped by grade."""
     if size < 1:
-        raise UsageError(f"--sample {size} is not positive", "ask for e.g. --sample 200 pairs")
+        raise UsageError(
+            remedy("{} is not positive", Param("sample", size)),
+            remedy("ask for e.g. {} pairs", Param("sample", 200)),
+            value=size,
+        )
     by_grade: dict[int, list[HumanPair]] = {}
     for pair in sorted(pairs, key=lambda p: (p.grade, p.qid, p.doc_id)):
         by_grade.setdefault(pair.grade, []).append(pair)

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from judgepool.errors import UsageError
+from judgepool.errors import Call, Param, UsageError, remedy
 from judgepool.pooling.pool import check_depth
 from judgepool.pooling.rankings import rankings_sql, run_keys
 from judgepool.pooling.store.connection import Store, utcnow
@@ -189,12 +189,13 @@ def draw_sample(
     if size == 0:
         raise UsageError(
             f"no query has an effective label at the {level} level: there is nothing to audit",
-            "ingest qrels or fill the holes with `judgepool judge` first",
+            remedy("ingest qrels or fill the holes with `{}` first", Call.of("judge")),
         )
     if queries < 1 or queries > size:
         raise UsageError(
-            f"--queries {queries}: the evaluation set has {size} queries",
+            remedy("{}: the evaluation set has " + f"{size} queries", Param("queries", queries)),
             f"ask for 1 to {size} queries (10 to 20 is a usual audit)",
+            value=queries,
         )
     current = latest_sample(store, level)
     drawn = AuditSample(
@@ -220,8 +221,12 @@ def draw_sample(
                 f"an audit sample of {len(current.qids)} queries exists at the {level} level "
                 f"(#{current.id}, {current.created_at}) and {why}: a new draw would not keep "
                 "the queries already audited in it",
-                "draw with the same seed (--seed) to resize it, or pass --replace to start a "
-                "new sample (labels already given stay)",
+                remedy(
+                    "draw with the same seed ({}) to resize it, or pass {} to start a new sample "
+                    "(labels already given stay)",
+                    Param("seed", current.seed),
+                    Param("replace"),
+                ),
             )
         same = (current.qids, current.depth, current.runs, current.labeller) == (
             drawn.qids,

@@ -9,11 +9,11 @@ time, so an invalid byte is reported with its line number.
 from __future__ import annotations
 
 import gzip
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import BinaryIO, Literal
 
-from judgepool.errors import InputError, UnknownFormatError
+from judgepool.errors import InputError, Param, Remedy, UnknownFormatError, join, remedy
 
 Kind = Literal["run", "qrels", "queries", "docs"]
 
@@ -84,7 +84,7 @@ def detect_format(path: Path, kind: Kind, explicit: str | None = None) -> str:
             raise UnknownFormatError(
                 path,
                 f"format {explicit!r} is not one of the {kind} formats",
-                hint=f"use --format {'|'.join(allowed)}",
+                hint="use " + _formats(allowed),
             )
         return explicit
     suffixes = [s.lower() for s in path.suffixes]
@@ -112,8 +112,13 @@ def detect_format(path: Path, kind: Kind, explicit: str | None = None) -> str:
     raise UnknownFormatError(
         path,
         f"cannot tell the format of this {kind} file from its name or its first line",
-        hint=f"name it with a known extension or pass --format {'|'.join(allowed)}",
+        hint="name it with a known extension or pass " + _formats(allowed),
     )
+
+
+def _formats(allowed: Sequence[str]) -> Remedy:
+    """`format="trec" or format="jsonl"`: each choice as the parameter it is."""
+    return join([remedy("{}", Param("format", f)) for f in allowed], " or ")
 
 
 def iter_lines(path: Path) -> Iterator[tuple[int, str]]:

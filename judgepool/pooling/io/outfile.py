@@ -1,4 +1,4 @@
-"""Files judgepool writes on request (`-o PATH`): what may be replaced, and the atomic write.
+"""Files judgepool writes on request (exports, reports): what may be replaced, the atomic write.
 
 Every file a command writes for the user goes through `write_atomic`, which first asks
 `check_target`: a file we write never replaces one we were not asked to replace. Refused, with
@@ -20,10 +20,10 @@ import os
 import shlex
 import stat
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from judgepool.errors import UsageError
+from judgepool.errors import Call, UsageError, remedy
 
 DUCKDB_MAGIC = b"DUCK"
 _MAGIC_AT = 8
@@ -63,30 +63,37 @@ def _kind(mode: int) -> str | None:
     return "not a regular file"
 
 
+def export_call(path: str | None) -> Call:
+    """The call that writes the qrels export to `path` (None: to standard output)."""
+    return Call.of("export_qrels", *([] if path is None else [path]))
+
+
 def check_target(
     path: str | os.PathLike[str],
     protect: Sequence[Path] = (),
-    what: str = "-o",
-    command: str = "judgepool export qrels",
+    writer: Callable[[str | None], Call] = export_call,
     example: str = "qrels.txt",
 ) -> Path:
     """Refuse a target that must not be replaced (see the module docstring); `protect` names
-    the database in use (its write-ahead log is protected with it). `what` is the option that
-    named the file, `command` the command that writes it and `example` a file name, for the
+    the database in use (its write-ahead log is protected with it). `writer` makes the call that
+    writes the file to a path (None: to standard output) and `example` is a file name, for the
     advice."""
     target = Path(path)
     shown = str(path)
+    another = remedy("choose another file, e.g. `{}`", writer(example))
     for db in protect:
         wal = Path(f"{db}.wal")
         if target.exists() and db.exists() and _same_file(target, db):
             raise UsageError(
                 f"refusing to write onto {shown}: it is the database judgepool works on",
-                f"choose another file for {what}, e.g. {what} {example}",
+                another,
+                value=shown,
             )
         if target.resolve() == wal.resolve():
             raise UsageError(
                 f"refusing to write onto {shown}: it is the write-ahead log of the database {db}",
-                f"choose another file for {what}, e.g. {what} {example}",
+                another,
+                value=shown,
             )
     try:
         mode = os.lstat(target).st_mode
@@ -96,24 +103,28 @@ def check_target(
     if kind == "a folder":
         raise UsageError(
             f"refusing to write onto {shown}: it is a folder",
-            f"give a file name inside it, e.g. {what} {target / example}",
+            remedy("give a file name inside it, e.g. `{}`", writer(str(target / example))),
+            value=shown,
         )
     if kind == "a symbolic link":
         raise UsageError(
             f"refusing to write onto {shown}: it is a symbolic link (to {os.readlink(target)}); "
             "judgepool replaces only regular files",
-            f"give the file itself ({what} {target.resolve()}) or another name",
+            remedy("give the file itself (`{}`) or another name", writer(str(target.resolve()))),
+            value=shown,
         )
     if kind is not None:
         raise UsageError(
             f"refusing to write onto {shown}: it is {kind}, not a regular file",
-            f"to write into it, leave out {what} and redirect the output: "
-            f"{command} > {shlex.quote(shown)}",
+            remedy("to write into it, name no file and redirect the output: {}", writer(None))
+            + f" > {shlex.quote(shown)}",
+            value=shown,
         )
     if is_duckdb_file(target):
         raise UsageError(
             f"refusing to write onto {shown}: it is a DuckDB database, not an output file",
-            f"choose another file for {what}, e.g. {what} {example}",
+            another,
+            value=shown,
         )
     return target
 
@@ -122,16 +133,19 @@ def write_atomic(
     path: str | os.PathLike[str],
     data: bytes,
     protect: Sequence[Path] = (),
-    command: str = "judgepool export qrels",
-    what: str = "-o",
+    writer: Callable[[str | None], Call] = export_call,
     example: str = "qrels.txt",
 ) -> Path:
     """Write `data` to `path` through a temporary file in the same folder and `os.replace`,
     after `check_target` (which refuses the database, DuckDB files and non-regular files)."""
-    target = check_target(path, protect, what, command, example)
+    target = check_target(path, protect, writer, example)
     folder = target.parent if str(target.parent) else Path(".")
     if not folder.is_dir():
-        raise UsageError(f"folder {folder} does not exist", f"create it, or choose another {what}")
+        raise UsageError(
+            f"folder {folder} does not exist",
+            remedy("create it, or choose another file, e.g. `{}`", writer(example)),
+            value=str(folder),
+        )
     mode = stat.S_IMODE(os.lstat(target).st_mode) if target.exists() else 0o644
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)

@@ -12,12 +12,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from judgepool.errors import InputError
+from judgepool.errors import InputError, Param, remedy
 from judgepool.pooling.io.readers import no_entries
 from judgepool.pooling.io.values import SQL_BAD_ID, check_id
 
 if TYPE_CHECKING:
     import duckdb
+
+_FORMAT = Param("format", "parquet")  # to say how to read a file that is one
 
 _INTEGERS = {
     "TINYINT",
@@ -51,7 +53,7 @@ def _columns(con: duckdb.DuckDBPyConnection, path: Path) -> dict[str, str]:
         raise InputError(
             path,
             f"not a readable Parquet file: {err}",
-            hint="check that the file is complete, or give its format with --format",
+            hint=remedy("check that the file is complete, or give its format ({})", _FORMAT),
         ) from None
 
 
@@ -93,7 +95,7 @@ def _first_bad_row(con: duckdb.DuckDBPyConnection, path: Path, table: str) -> No
         try:
             check_id(path, row, what, value)
         except InputError as err:
-            raise InputError(path, f"row {row}: {err.problem}", hint=err.hint) from None
+            raise InputError(path, f"row {row}: {err.problem}", hint=err.remedy) from None
     raise InputError(
         path,
         f"row {row}: score {score!r} cannot be ranked",

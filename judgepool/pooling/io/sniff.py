@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from judgepool.errors import InputError
+from judgepool.errors import Call, InputError, Remedy, join, remedy
 from judgepool.pooling.io.formats import PARQUET_MAGIC, Kind, iter_lines, open_binary
 from judgepool.pooling.io.readers import GRADE_KEYS
 from judgepool.pooling.io.values import DECIMAL, INTEGER, is_blank_or_comment, split_columns
@@ -95,17 +95,15 @@ def guess_kind(path: Path) -> str | None:
     return _text_kind(line)
 
 
-def wrong_kind_hint(path: Path, kind: Kind) -> str | None:
+def wrong_kind_hint(path: Path, kind: Kind) -> Remedy | None:
     """'this looks like a qrels file: use ...' when `path` seems to be another kind than `kind`."""
     guess = guess_kind(path)
     if guess is None or guess == kind or (guess == _TEXT and kind in ("queries", "docs")):
         return None
     shape = f" ({_SHAPES[guess]})" if guess in _SHAPES else ""
-    if guess == _TEXT:
-        use = "`judgepool ingest queries` or `judgepool ingest docs`"
-    else:
-        use = f"`judgepool ingest {guess}`"
-    return f"this looks like a {guess} file{shape}: use {use}"
+    verbs = ("queries", "docs") if guess == _TEXT else (guess,)
+    use = join([remedy("`{}`", Call.of(f"ingest_{v}", str(path))) for v in verbs], " or ")
+    return f"this looks like a {guess} file{shape}: use " + use
 
 
 @contextmanager

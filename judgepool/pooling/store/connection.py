@@ -25,7 +25,15 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from judgepool.errors import DatabaseBusyError, DatabaseError, host_error
+from judgepool.errors import (
+    Call,
+    DatabaseBusyError,
+    DatabaseError,
+    Placeholder,
+    Remedy,
+    host_error,
+    remedy,
+)
 from judgepool.pooling.store.schema import MIGRATIONS, SCHEMA_VERSION
 
 if TYPE_CHECKING:
@@ -34,6 +42,16 @@ if TYPE_CHECKING:
 DEFAULT_DB = "judgepool.duckdb"
 ENV_DB = "JUDGEPOOL_DB"
 ENV_LOCK_TIMEOUT = "JUDGEPOOL_LOCK_TIMEOUT"
+# What to do when there is no database (yet): the calls, said in the caller's terms.
+_FILE = Placeholder("FILE")
+_OPEN = Call.of("open", Placeholder("PATH"))
+_INGESTS = tuple(Call.of(f"ingest_{what}", _FILE) for what in ("queries", "docs", "qrels", "run"))
+_START: Remedy = remedy("start with one of `{}`, `{}`, `{}`, `{}`", *_INGESTS)
+_CREATE: Remedy = remedy(
+    "create it with an ingest (`{}` ...), or name the one you meant ({} / JUDGEPOOL_DB)",
+    _INGESTS[3],
+    _OPEN,
+)
 
 
 def resolve_db_path(explicit: str | os.PathLike[str] | None = None) -> Path:
@@ -122,12 +140,14 @@ def _check_ours(con: duckdb.DuckDBPyConnection, path: Path, create: bool) -> Non
         raise DatabaseError(
             f"{path} is a DuckDB file but not a judgepool database (it has tables of its own and "
             "no judgepool schema); nothing was changed in it",
-            "point --db / JUDGEPOOL_DB at a judgepool database, or at a new file name",
+            remedy("point {} / JUDGEPOOL_DB at a judgepool database, or at a new file name", _OPEN),
+            value=str(path),
         )
     if not create:
         raise DatabaseError(
             f"database {path} is empty: nothing has been ingested into it yet",
-            "start with `judgepool ingest queries|docs|qrels|run FILE`",
+            _START,
+            value=str(path),
         )
 
 
@@ -240,10 +260,7 @@ class Store:
     def read(self) -> Iterator[duckdb.DuckDBPyConnection]:
         """A read-only connection for one short piece of work."""
         if not self.exists():
-            raise DatabaseError(
-                f"no database at {self.path}",
-                "create it with `judgepool ingest ...`, or point --db / JUDGEPOOL_DB at it",
-            )
+            raise DatabaseError(f"no database at {self.path}", _CREATE, value=str(self.path))
         cursor = self._acquire(read_only=True)
         try:
             yield cursor
@@ -260,13 +277,11 @@ class Store:
         if self.path.parent and not self.path.parent.exists():
             raise DatabaseError(
                 f"the folder of database {self.path} does not exist",
-                f"create {self.path.parent} first, or choose another --db",
+                remedy("create that folder first, or choose another {}", _OPEN),
+                value=str(self.path),
             )
         if not create and not self.exists():
-            raise DatabaseError(
-                f"no database at {self.path}",
-                "create it with `judgepool ingest ...`, or point --db / JUDGEPOOL_DB at it",
-            )
+            raise DatabaseError(f"no database at {self.path}", _CREATE, value=str(self.path))
         cursor = self._acquire(read_only=False, create=create)
         try:
             cursor.execute("BEGIN TRANSACTION")
@@ -290,10 +305,7 @@ class Store:
         file, nothing ingested yet); what `judgepool doctor` reports. A DuckDB file of another
         application is a DatabaseError, as everywhere."""
         if not self.exists():
-            raise DatabaseError(
-                f"no database at {self.path}",
-                "create it with `judgepool ingest ...`, or point --db / JUDGEPOOL_DB at it",
-            )
+            raise DatabaseError(f"no database at {self.path}", _CREATE, value=str(self.path))
         with _registry_cond:  # no thread of this process opens the file meanwhile
             shared = _registry.get(self._key)
             con = shared.con.cursor() if shared is not None else _open(self.path, True)

@@ -17,7 +17,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from judgepool.errors import UsageError
+from judgepool.errors import Param, UsageError, remedy
 from judgepool.pooling.store.connection import Store, utcnow
 from judgepool.pooling.store.judgments import check_level
 
@@ -153,8 +153,11 @@ def set_floors(
             )
             raise UsageError(
                 f"refusing to lower a floor at the {level} level: {said}; nothing was changed",
-                "floors only rise; to lower one on purpose, pass --lower (the setting is "
-                "recorded as lowered)",
+                remedy(
+                    "floors only rise; to lower one on purpose, pass {} (the setting is "
+                    "recorded as lowered)",
+                    Param("lower"),
+                ),
             )
         for f in new:
             before = now.get(f.measure)

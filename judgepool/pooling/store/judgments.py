@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from judgepool.defaults import LEVELS, Level
-from judgepool.errors import UsageError
+from judgepool.errors import Param, UsageError, remedy
 from judgepool.pooling.store import claims
 from judgepool.pooling.store.connection import Store, utcnow
 from judgepool.pooling.store.sql import registered
@@ -52,7 +52,11 @@ _JUDGE_PICK = f"((source = 'judge' AND starts_with(labeller, '{JURY_PREFIX}'))::
 def check_level(level: str) -> Level:
     """`chunk` = the ids the runs rank; `doc` = their parent documents."""
     if level not in LEVELS:
-        raise UsageError(f"unknown level {level!r}", "use --level chunk or --level doc")
+        raise UsageError(
+            f"unknown level {level!r}",
+            remedy("use {} or {}", Param("level", "chunk"), Param("level", "doc")),
+            value=level,
+        )
     return level  # type: ignore[return-value]
 
 

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from judgepool.reports.command_line import command_line
 from judgepool.ui.format import echo_table
 
 if TYPE_CHECKING:
@@ -58,7 +59,7 @@ def _intro(trust: Trust) -> bool:
         click.echo(f"judge-corrected intervals: none yet — {trust.reason}")
         if trust.command is not None:
             verb = "draw one with" if trust.sample is None else "see what is left with"
-            click.echo(f"{verb}: {trust.command}")
+            click.echo(f"{verb}: {command_line(trust.command)}")
         return False
     click.echo(
         f"judge-corrected, on {_audited(trust)}: the plain interval trusts the judge's labels, "

@@ -104,8 +104,9 @@ class _Demo:
 def _judge_args(db: Path, model: str, progress: bool | None) -> list[str]:
     """The refusal's own `judgepool judge ...` command, with the model filled in."""
     from judgepool.metrics.gate import judge_command
+    from judgepool.reports.command_line import command_line
 
-    argv = shlex.split(judge_command(Store(db), 10, [CANDIDATE], LEVEL))
+    argv = shlex.split(command_line(judge_command(Store(db), 10, [CANDIDATE], LEVEL)))
     flag = [] if progress is None else ["--progress" if progress else "--no-progress"]
     return [*argv[3:], "--model", model, *flag]  # without `judgepool --db DB`
 

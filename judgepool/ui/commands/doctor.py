@@ -6,7 +6,9 @@ import click
 
 from judgepool.api.store import Store
 from judgepool.errors import JudgepoolError
+from judgepool.reports.command_line import cli_words
 from judgepool.ui.format import echo_json
+from judgepool.ui.reporting import cli_remedy
 
 
 @click.command("doctor")
@@ -38,12 +40,13 @@ def doctor(store: Store, model: str | None, api_base: str | None, as_json: bool)
 
     found = diagnose(model=model, api_base=api_base, db=store.path)
     if as_json:
-        echo_json(found.as_dict())
+        echo_json(found.as_dict(cli_words))
     else:
         width = max(len(c.name) for c in found.checks)
         for check in found.checks:
-            line = f"{check.status:<7}  {check.name:<{width}}  {check.message}"
-            click.echo(line + (f" — {check.hint}" if check.hint else ""))
+            message, hint = cli_remedy(check.message), cli_remedy(check.hint)
+            line = f"{check.status:<7}  {check.name:<{width}}  {message}"
+            click.echo(line + (f" — {hint}" if hint else ""))
     if not found.ok:
         names = ", ".join(c.name for c in found.problems)
         raise JudgepoolError(

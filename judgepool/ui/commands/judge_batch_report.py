@@ -15,6 +15,7 @@ from judgepool.api.batch import BatchProgress
 from judgepool.api.progress import money
 from judgepool.ui.commands.judge_report import print_judged
 from judgepool.ui.format import echo_table, note
+from judgepool.ui.reporting import on_the_command_line
 
 if TYPE_CHECKING:
     from judgepool.api.batch import BatchRow, Collection, Submission
@@ -101,8 +102,7 @@ def print_forecast(found: Submission, options: JudgeOptions) -> None:
     )
     click.echo(f"estimated cost: {_prices(found)}")
     if found.readiness is not None:
-        hint = f" — {found.readiness.hint}" if found.readiness.hint else ""
-        note(f"note: a real run would stop here: {found.readiness}{hint}")
+        note(f"note: a real run would stop here: {on_the_command_line(found.readiness)}")
 
 
 def _batch_rows(rows: list[BatchRow]) -> list[tuple[object, ...]]:

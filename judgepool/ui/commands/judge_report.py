@@ -19,6 +19,7 @@ from judgepool.api.judge import JudgeProgress
 from judgepool.api.progress import cost_text, money
 from judgepool.ui.commands.judge_checks import print_canaries, print_dry_checks, print_jury
 from judgepool.ui.format import echo_table, note
+from judgepool.ui.reporting import cli_remedy, on_the_command_line
 
 if TYPE_CHECKING:
     from judgepool.api.judge import (
@@ -47,7 +48,7 @@ class Planned(JudgeProgress):
 
     def planned(self, start: JudgeStart) -> None:
         if start.why:
-            note(start.why)
+            note(cli_remedy(start.why) or "")
         if start.labeller is None:
             return
         runs = f"{start.runs} run{'' if start.runs == 1 else 's'}"
@@ -56,7 +57,7 @@ class Planned(JudgeProgress):
             f"({start.level} level, {runs})"
         )
         if start.reasoning:
-            note(start.reasoning)
+            note(cli_remedy(start.reasoning) or "")
 
     def note(self, message: str) -> None:
         note(message)
@@ -114,8 +115,7 @@ def print_forecast(found: Forecast, max_tokens: int | None, model: str) -> None:
         worst = f", worst case {money(estimate.max_cost)}" if estimate.max_cost is not None else ""
         click.echo(f"estimated cost: {money(estimate.cost)}{worst}")
     if found.readiness is not None and found.calls:
-        hint = f" — {found.readiness.hint}" if found.readiness.hint else ""
-        note(f"note: a real run would stop here: {found.readiness}{hint}")
+        note(f"note: a real run would stop here: {on_the_command_line(found.readiness)}")
 
 
 def _cost_line(stats: LoopStats) -> str:

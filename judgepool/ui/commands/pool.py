@@ -8,6 +8,7 @@ from judgepool.api.store import Store
 from judgepool.defaults import Level
 from judgepool.errors import UsageError
 from judgepool.metrics.gate import fmt_judged, judge_command
+from judgepool.reports.command_line import command_line
 from judgepool.ui.format import echo_jsonl, echo_table, echo_tsv, note
 from judgepool.ui.options import (
     all_queries_option,
@@ -122,4 +123,4 @@ def pool(
         )
     if pooled.holes:
         command = judge_command(store, depth, runs, level, all_queries, labeller=labeller)
-        click.echo(f"fill the holes with: {command} --model MODEL")
+        click.echo(f"fill the holes with: {command_line(command)} --model MODEL")

@@ -31,6 +31,7 @@ from judgepool.ui.dashboard.judges_panel import judges_panel
 from judgepool.ui.dashboard.page import render_page
 from judgepool.ui.dashboard.prompt_view import show_prompt
 from judgepool.ui.dashboard.view import View, md, safe_version, show_error
+from judgepool.ui.reporting import on_the_command_line
 
 PAIR = "audit_pair"
 FLASH = "_audit_flash"
@@ -64,7 +65,7 @@ def _save_override(db: str, qid: str, doc_id: str, level: Level) -> None:
     except JudgepoolError as err:
         st.session_state[FLASH] = (
             "error",
-            f"{err}" + (f" — {err.hint}" if err.hint else ""),
+            on_the_command_line(err),
             (qid, doc_id),
         )
         return

@@ -71,6 +71,8 @@ def agreement_panel(view: View, version: data.Version) -> None:
 
 def _draw(db: str, level: Level, labeller: str | None) -> None:
     """Button callback: draw the seeded, stratified sample."""
+    from judgepool.reports.command_line import cli_words
+
     try:
         drawn = browse.judge_sample(
             Store(db),
@@ -80,7 +82,7 @@ def _draw(db: str, level: Level, labeller: str | None) -> None:
             labeller=labeller,
         )
     except JudgepoolError as err:
-        st.session_state["_audit_flash"] = ("error", str(err))
+        st.session_state["_audit_flash"] = ("error", err.say(cli_words)[0])  # as the CLI says it
         return
     st.session_state[SAMPLE] = [(s.qid, s.doc_id, s.judge_grade) for s in drawn]
 

@@ -21,6 +21,7 @@ from judgepool.defaults import Level
 from judgepool.errors import JudgepoolError
 from judgepool.ui.dashboard import trust_data
 from judgepool.ui.dashboard.view import View, md
+from judgepool.ui.reporting import on_the_command_line
 
 if TYPE_CHECKING:
     from judgepool.api.audit_queue import ListedPair
@@ -55,7 +56,7 @@ def _grade(
         user = str(st.session_state.get("queue_user", ""))
         label = trust_data.save(db, sample_id, pair.qid, pair.doc_id, grade, user, level, blind)
     except JudgepoolError as err:
-        _say("error", f"{err}" + (f" — {err.hint}" if err.hint else ""))
+        _say("error", on_the_command_line(err))
         return
     st.session_state.setdefault(HISTORY, []).append(label)
     st.session_state[CURRENT] = None
@@ -76,7 +77,7 @@ def _undo(db: str) -> None:
     try:
         trust_data.undo(db, label)
     except JudgepoolError as err:
-        _say("error", f"{err}" + (f" — {err.hint}" if err.hint else ""))
+        _say("error", on_the_command_line(err))
         return
     st.session_state[CURRENT] = (label.qid, label.doc_id)
     _say(
@@ -102,7 +103,7 @@ def _draw(db: str, level: Level, depth: int, labeller: str | None) -> None:
             labeller,
         )
     except JudgepoolError as err:
-        _say("error", f"{err}" + (f" — {err.hint}" if err.hint else ""))
+        _say("error", on_the_command_line(err))
         return
     _say("success", f"Audit sample drawn: {note}.")
 

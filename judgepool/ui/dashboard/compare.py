@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 import streamlit as st
 
 from judgepool.errors import JudgepoolError
+from judgepool.reports.command_line import command_line
 from judgepool.ui.dashboard import data, links, live
 from judgepool.ui.dashboard.charts import PICK, delta_chart
 from judgepool.ui.dashboard.compare_corrected import corrected_panel
@@ -86,7 +87,7 @@ def refusal_banner(cmp: ComparisonFigures) -> None:
     )
     if cmp.command is not None:
         st.markdown("Fill the holes with this command (`MODEL` = a litellm model string):")
-        st.code(cmp.command, language="bash", wrap_lines=True)
+        st.code(command_line(cmp.command), language="bash", wrap_lines=True)
     if any(r.missing for r in cmp.refused):
         st.markdown(
             "A run that returned nothing for a query scores 0 on it, and no judge can fix that: "

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import streamlit as st
 
+from judgepool.reports.command_line import command_line
 from judgepool.ui.dashboard.view import md
 
 if TYPE_CHECKING:
@@ -65,7 +66,7 @@ def corrected_panel(cmp: ComparisonFigures) -> None:
     if trust.reason is not None:
         st.warning(md(f"No judge-corrected interval yet: {trust.reason}."))
         if trust.command is not None:
-            st.code(trust.command, language="bash", wrap_lines=True)
+            st.code(command_line(trust.command), language="bash", wrap_lines=True)
     else:
         s = trust.sample
         drawn = "" if s is None else f" of audit sample #{s.id} (seed {s.seed})"

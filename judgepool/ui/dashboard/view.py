@@ -17,6 +17,7 @@ from judgepool.api.store import resolve_db_path
 from judgepool.defaults import DEPTH, LEVEL, LEVELS, K, Level
 from judgepool.errors import DatabaseBusyError, JudgepoolError
 from judgepool.ui.dashboard import data, links
+from judgepool.ui.reporting import on_the_command_line
 
 ANY_JUDGE = "any judge"
 REFRESH_CHOICES = (2, 5, 10, 30)
@@ -168,5 +169,4 @@ def show_error(err: JudgepoolError) -> None:
     if isinstance(err, DatabaseBusyError):
         st.info("The database is busy with a long write; this page retries on its own.")
         return
-    hint = f" — {err.hint}" if err.hint else ""
-    st.error(md(f"{err}{hint}"))
+    st.error(md(on_the_command_line(err)))
