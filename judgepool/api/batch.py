@@ -62,8 +62,10 @@ def submit(
     if options.is_jury:
         raise UsageError(
             remedy(
-                "a batch sends one model's requests once each; a jury ({}, {}) is judged online",
-                Param("models", None),
+                "{} sends one model's requests once each; a jury ({} given twice, {}) is judged "
+                "online",
+                Param("submit_batch", None),
+                Param("model", None),
                 Param("num_samples", None),
             ),
             remedy(
