@@ -12,7 +12,20 @@ from judgepool.api.store import Store
 from judgepool.defaults import LEVEL, Level
 from judgepool.pooling import export
 
-__all__ = ["ExportFormat", "ExportSource", "Exported", "export_qrels", "qrels_bytes"]
+__all__ = [
+    "EXPORT_FORMATS",
+    "EXPORT_SOURCES",
+    "ExportFormat",
+    "ExportSource",
+    "Exported",
+    "export_qrels",
+    "file_name",
+    "labels_bytes",
+    "qrels_bytes",
+]
+
+EXPORT_FORMATS = export.EXPORT_FORMATS
+EXPORT_SOURCES = export.EXPORT_SOURCES
 
 #: Which labels: the ones the measures use, the human ones, or the judges'.
 ExportSource = Literal["effective", "human", "judge"]
@@ -43,6 +56,24 @@ def export_qrels(
     return Exported(written, count)
 
 
+def labels_bytes(
+    store: Store,
+    *,
+    level: Level = LEVEL,
+    source: ExportSource = "effective",
+    labeller: str | None = None,
+    format: ExportFormat = "trec",
+) -> bytes:
+    """The bytes `export_qrels` writes, ordered by qid then doc_id (the same database always
+    gives the same bytes); empty when there is nothing to export (a download page says so)."""
+    return export.export_labels(store, level=level, source=source, labeller=labeller, fmt=format)
+
+
+def file_name(level: Level, source: str, format: str) -> str:
+    """The suggested file name of an export, e.g. qrels.chunk.effective.txt."""
+    return export.export_file_name(level, source, format)
+
+
 def qrels_bytes(
     store: Store,
     *,
@@ -51,9 +82,9 @@ def qrels_bytes(
     labeller: str | None = None,
     format: ExportFormat = "trec",
 ) -> bytes:
-    """The bytes `export_qrels` writes (for stdout, a download); an export of nothing is
-    refused, saying which neighbouring choices would not be empty."""
-    payload = export.export_labels(store, level=level, source=source, labeller=labeller, fmt=format)
+    """The bytes `export_qrels` writes (for stdout); an export of nothing is refused, saying
+    which neighbouring choices would not be empty."""
+    payload = labels_bytes(store, level=level, source=source, labeller=labeller, format=format)
     if not payload:
         raise export.nothing_to_export(store, level, source, labeller)
     return payload

@@ -9,11 +9,19 @@ from judgepool.api.store import Store
 from judgepool.defaults import GATE, LEVEL, RESAMPLES, SEED, K, Level
 from judgepool.errors import Param, UsageError, remedy
 from judgepool.metrics import by_judge
+from judgepool.metrics.agreement import Agreement
 from judgepool.metrics.by_judge import RankingsByJudge
 from judgepool.metrics.judges import JudgesAgreement
 from judgepool.metrics.measures import Measure
 
-__all__ = ["JudgesAgreement", "RankingsByJudge", "judges_agreement", "rank_by_judge"]
+__all__ = [
+    "Agreement",
+    "JudgesAgreement",
+    "RankingsByJudge",
+    "human_agreement",
+    "judges_agreement",
+    "rank_by_judge",
+]
 
 
 def rank_by_judge(
@@ -64,3 +72,13 @@ def judges_agreement(
             remedy("label with another judge first, or name two with {}", Param("judges", None)),
         )
     return agreement(store, level, names)
+
+
+def human_agreement(
+    store: Store, *, level: Level = LEVEL, labeller: str | None = None
+) -> Agreement:
+    """How a judge (`labeller`, else any judge) agrees with people at `level`, on the pairs both
+    labelled: kappas, leniency, the confusion matrix (metrics/agreement.py)."""
+    from judgepool.metrics.agreement import agreement
+
+    return agreement(store, level, labeller)

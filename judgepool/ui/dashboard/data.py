@@ -29,19 +29,18 @@ kept on screen from the cache; the next refresh tries again. No lock error reach
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import streamlit as st
 
 import judgepool as jp
-from judgepool.api import agreement as agreements
-from judgepool.api import browse, changes, download
+from judgepool.api import browse, changes, judges
+from judgepool.api import export as export_service
 from judgepool.api.store import Store
 from judgepool.defaults import Level
 from judgepool.errors import GateRefusedError
 
 if TYPE_CHECKING:
-    from judgepool.api.agreement import Agreement
     from judgepool.api.browse import (
         Facets,
         LabelFilter,
@@ -52,6 +51,8 @@ if TYPE_CHECKING:
         RankedDoc,
     )
     from judgepool.api.changes import Activity
+    from judgepool.api.export import ExportFormat, ExportSource
+    from judgepool.api.judges import Agreement
     from judgepool.metrics.compare import ComparisonFigures
     from judgepool.metrics.evaluate import EvaluationFigures
 
@@ -172,7 +173,7 @@ def pair(
 @st.cache_data(show_spinner=False, max_entries=64)
 def agreement(db: str, version: Version, level: Level, labeller: str | None) -> Agreement:
     """Judge-vs-human agreement statistics."""
-    return agreements.with_people(Store(db), level=level, labeller=labeller)
+    return judges.human_agreement(Store(db), level=level, labeller=labeller)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
@@ -186,7 +187,10 @@ def export(
     db: str, version: Version, level: Level, source: str, labeller: str | None, fmt: str
 ) -> bytes:
     """The exported labels, exactly as `judgepool export qrels` writes them."""
-    return download.labels_bytes(Store(db), level=level, source=source, labeller=labeller, fmt=fmt)
+    chosen = cast("ExportSource", source)
+    return export_service.labels_bytes(
+        Store(db), level=level, source=chosen, labeller=labeller, format=cast("ExportFormat", fmt)
+    )
 
 
 @st.cache_data(show_spinner=False, max_entries=64)

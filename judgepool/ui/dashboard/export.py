@@ -1,6 +1,6 @@
 """Export page: download qrels (effective, human only, judge only) or JSONL with full provenance.
 
-The bytes come from `judgepool.api.download`, the export `judgepool export qrels` writes,
+The bytes come from `judgepool.api.export`, the export `judgepool export qrels` writes,
 so a download equals the command's output byte for byte; the page shows the equivalent command
 and the file's SHA-256 so anyone can check. A Streamlit page script (run by `st.navigation`
 with `__name__ == "__main__"`).
@@ -13,7 +13,7 @@ import shlex
 
 import streamlit as st
 
-from judgepool.api.download import EXPORT_FORMATS, EXPORT_SOURCES, file_name
+from judgepool.api.export import EXPORT_FORMATS, EXPORT_SOURCES, file_name
 from judgepool.errors import JudgepoolError
 from judgepool.ui.dashboard import data
 from judgepool.ui.dashboard.page import render_page

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 import streamlit as st
 
-from judgepool.api import agreement, browse
+from judgepool.api import browse, judges
 from judgepool.api.store import Store
 from judgepool.defaults import Level
 from judgepool.ui.dashboard import data
@@ -17,7 +17,7 @@ from judgepool.ui.dashboard.charts import confusion_chart
 from judgepool.ui.dashboard.view import View, md
 
 if TYPE_CHECKING:
-    from judgepool.api.agreement import JudgesAgreement
+    from judgepool.api.judges import JudgesAgreement
 
 PICK = "judges_pick"
 
@@ -31,7 +31,7 @@ def judges_agreement(
     db: str, version: data.Version, level: Level, labellers: tuple[str, ...]
 ) -> JudgesAgreement:
     """Judge-vs-judge agreement of the chosen judges (cached per database version)."""
-    return agreement.with_judges(Store(db), labellers, level=level)
+    return judges.judges_agreement(Store(db), level=level, judges=labellers)
 
 
 def judges_panel(view: View, version: data.Version) -> None:
