@@ -49,6 +49,9 @@ class LabelWriter:
         self._wake: asyncio.Event | None = None
         self._task: asyncio.Task[None] | None = None
         self._closed = False
+        # the batch the background task handed to the thread, until it is written
+        self._inflight: tuple[concurrent.futures.Future[None], list[Judgment], list[str]] | None
+        self._inflight = None
 
     def add(self, judgments: Sequence[Judgment], release: Sequence[str] = ()) -> None:
         """Queue labels (checked now, so a bad label fails here and not in a later batch) and
@@ -93,7 +96,6 @@ class LabelWriter:
         self.written += self._guarded(write_judgments, (self.store, batch, release))
 
     async def _run(self) -> None:
-        loop = asyncio.get_running_loop()
         while not self._closed:
             if self._wake is not None:
                 with contextlib.suppress(TimeoutError):
@@ -102,26 +104,40 @@ class LabelWriter:
             if self.pending or self.releases:
                 batch, self.pending = self.pending, []
                 releases, self.releases = self.releases, []
+                job = self._executor.submit(self._write, batch, releases)
+                self._inflight = (job, batch, releases)
+                waited = asyncio.wrap_future(job)
+                waited.add_done_callback(_seen)
                 try:
-                    await loop.run_in_executor(self._executor, self._write, batch, releases)
+                    # Shielded: when the event loop ends and cancels this task, the batch stays
+                    # queued on the writer's thread (never cancelled there); close() waits for it.
+                    await asyncio.shield(waited)
+                except asyncio.CancelledError:
+                    raise
                 except Exception:
+                    self._inflight = None
                     self.pending[:0] = batch  # kept for close() to try once more
                     self.releases[:0] = releases
                     raise
+                self._inflight = None
 
     def close(self) -> None:
         """Stop the background task, write everything still pending (blocking, in order), and
         release every claim this writer's holder still has.
 
-        Safe to call from a `finally` while the loop is being cancelled: a batch the worker
-        thread is already writing completes first, then the rest follows in the same thread.
+        Safe to call from a `finally` while the loop is being cancelled, or after it ended: a
+        batch handed to the worker thread is written first (tried once more if it failed),
+        then the rest follows in the same thread.
         """
         self._closed = True
         if self._task is not None and not self._task.done():
             self._task.cancel()
         batch, self.pending = self.pending, []
         releases, self.releases = self.releases, []
+        inflight, self._inflight = self._inflight, None
         try:
+            if inflight is not None and inflight[0].exception() is not None:  # waits for it
+                batch[:0], releases[:0] = inflight[1], inflight[2]  # it failed: once more
             if batch or releases:
                 self._executor.submit(self._write, batch, releases).result()
             if self.holder is not None:
@@ -132,6 +148,12 @@ class LabelWriter:
             self._executor.shutdown(wait=True)
             if self.holder is not None:
                 claims.retire(self.holder)
+
+
+def _seen(done: asyncio.Future[None]) -> None:
+    """Mark a write's outcome as looked at: close() deals with a failure the loop never saw."""
+    if not done.cancelled():
+        done.exception()
 
 
 def _is_environment(err: Exception) -> bool:
