@@ -97,6 +97,50 @@ def test_no_upward_or_sideways_import() -> None:
     assert sorted(wrong) == []
 
 
+def _dynamic_imports(path: Path) -> list[str]:
+    """Modules named in `importlib.import_module("...")` / `__import__("...")` calls."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant):
+            name = node.func.attr if isinstance(node.func, ast.Attribute) else None
+            name = node.func.id if isinstance(node.func, ast.Name) else name
+            if name in ("import_module", "__import__") and isinstance(node.args[0].value, str):
+                found.append(node.args[0].value)
+    return found
+
+
+BELOW_THE_API = ("judgepool.pooling", "judgepool.judge")
+
+
+def _below_the_api(module: str) -> bool:
+    return any(module == b or module.startswith(f"{b}.") for b in BELOW_THE_API)
+
+
+def test_the_ui_imports_nothing_below_the_api() -> None:
+    """The CLI and the dashboard parse, call the api and render (issue 20.3): every module of
+    judgepool/ui, statically, inside functions, under TYPE_CHECKING or through importlib."""
+    graph, modules = _graph(), _modules()
+    wrong = sorted(
+        f"{source} imports {target}"
+        for source in graph
+        if _package(source) == "ui"
+        for target in graph[source] | set(_dynamic_imports(modules[source]))
+        if _below_the_api(target)
+    )
+    assert wrong == []
+
+
+def test_the_ui_check_sees_every_kind_of_import(tmp_path: Path) -> None:
+    sample = tmp_path / "sample.py"
+    sample.write_text(
+        "import importlib\n"
+        "def f():\n    from judgepool.judge.run import members\n"
+        "importlib.import_module('judgepool.pooling.pool')\n"
+    )
+    assert _dynamic_imports(sample) == ["judgepool.pooling.pool"]
+    assert _below_the_api("judgepool.judge.run") and not _below_the_api("judgepool.judgement")
+
+
 def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
     state: dict[str, int] = {}
     stack: list[str] = []

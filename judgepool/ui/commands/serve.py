@@ -27,8 +27,8 @@ from types import FrameType
 
 import click
 
+from judgepool.api.store import ENV_DB, ENV_LOCK_TIMEOUT, Store
 from judgepool.errors import DatabaseError, JudgepoolError, UsageError
-from judgepool.pooling.store.connection import ENV_DB, ENV_LOCK_TIMEOUT, Store
 
 APP = Path(__file__).parent.parent / "app.py"
 UI_LOCK_TIMEOUT = "10"
