@@ -10,7 +10,7 @@ export LITELLM_LOCAL_MODEL_COST_MAP := True
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: setup demo check check-all lint typecheck test test-slow bench
+.PHONY: setup demo check check-all lint deadcode typecheck test test-slow bench
 
 $(VENV)/.installed: pyproject.toml
 	python3 -m venv $(VENV)
@@ -28,6 +28,9 @@ lint: setup
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 
+deadcode: setup
+	$(VENV)/bin/vulture
+
 typecheck: setup
 	$(VENV)/bin/mypy
 
@@ -39,7 +42,7 @@ test: setup
 test-slow: setup
 	$(PY) -m pytest -m slow
 
-check: lint typecheck test
+check: lint deadcode typecheck test
 
 check-all: check test-slow
 

@@ -130,5 +130,5 @@ class JudgeCache:
     def __enter__(self) -> JudgeCache:
         return self
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(self, *_exc: object) -> None:
         self.close()

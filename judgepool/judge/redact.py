@@ -75,11 +75,6 @@ def redact(text: str) -> str:
     return Redactor().text(text)
 
 
-def redact_value(value: Any) -> Any:
-    """`redact` applied to every string inside a JSON-like value (dict keys included)."""
-    return Redactor().value(value)
-
-
 def host_of(api_base: str | None) -> str | None:
     """host[:port] of an api_base (never its user, password, path or query), None when unset."""
     if not api_base:

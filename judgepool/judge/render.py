@@ -29,18 +29,6 @@ from judgepool.judge.requests import build_requests
 from judgepool.pooling.pool import Hole
 from judgepool.pooling.store.connection import Store
 
-#: The keyword options of `render_prompt` (those of a judge run that shape its request).
-OPTIONS = (
-    "template",
-    "runs",
-    "passage_tokens",
-    "max_chunks",
-    "query_tokens",
-    "temperature",
-    "max_tokens",
-    "reasoning_effort",
-)
-
 
 @dataclass(frozen=True)
 class RenderedPrompt:

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from judgepool.errors import Call, Placeholder, UsageError, remedy
 from judgepool.pooling.store.connection import Store
-from judgepool.pooling.store.judgments import check_level, quote
+from judgepool.pooling.store.judgments import check_level
 
 
 def run_keys(store: Store, names: Sequence[str] | None = None) -> dict[str, int]:
@@ -76,8 +76,3 @@ def doc_texts_sql(level: str) -> str:
         "SELECT coalesce(parent_id, doc_id) AS doc_id, bool_or(text IS NOT NULL) AS has_text "
         "FROM docs GROUP BY 1"
     )
-
-
-def level_literal(level: str) -> str:
-    """The level as a SQL literal, validated."""
-    return quote(check_level(level))

@@ -418,7 +418,7 @@ class BatchClient:
     async def __aenter__(self) -> BatchClient:
         return self
 
-    async def __aexit__(self, *exc: object) -> None:
+    async def __aexit__(self, *_exc: object) -> None:
         await self.aclose()
 
     def _unsure(self, op: str) -> str:

@@ -13,7 +13,6 @@ from dataclasses import asdict, fields
 from typing import Any
 
 from judgepool.errors import Param, UsageError, remedy
-from judgepool.judge.batch.provider import BatchClient
 from judgepool.judge.batch.support import batch_support
 from judgepool.judge.llm import LLMJudge, LLMSettings
 from judgepool.judge.options import JudgeOptions
@@ -87,8 +86,3 @@ def batch_judge(model: str, settings: JudgeOptions) -> LLMJudge:
     LLMSettings(model=model).check()
     batch_support(model)
     return LLMJudge(LLMSettings(model=model, **constructor_options(model, settings)))
-
-
-def client_for(model: str, api_base: str | None) -> BatchClient:
-    """The files/batches client of one model's provider."""
-    return BatchClient(model, api_base=api_base)

@@ -96,7 +96,7 @@ class EmbeddingCache:
     def __enter__(self) -> EmbeddingCache:
         return self
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(self, *_exc: object) -> None:
         self.close()
 
 
