@@ -1,5 +1,5 @@
 # One place for the project's tasks: `make demo` (set up + the offline demo), `make check`
-# (ruff + mypy + pytest), `make bench` (benchmarks). The virtualenv is .venv in this folder.
+# (ruff + vulture + mypy + pytest), `make bench` (benchmarks). The virtualenv is .venv in this folder.
 
 VENV ?= .venv
 PY := $(VENV)/bin/python

@@ -41,7 +41,7 @@ def test_readme_opens_with_the_two_commands_and_ci_runs_the_second() -> None:
     assert ci[-2:] == ["make check", "make test-slow"]  # the gate, then the slow tests
     makefile = (REPO / "Makefile").read_text()
     assert re.search(r"^demo: .*\n\t\$\(VENV\)/bin/judgepool demo$", makefile, flags=re.M)
-    assert re.search(r"^check: lint typecheck test$", makefile, flags=re.M)
+    assert re.search(r"^check: lint deadcode typecheck test$", makefile, flags=re.M)
     assert re.search(r'^test: .*\n\t\$\(PY\) -m pytest -m "not slow"$', makefile, flags=re.M)
     assert re.search(r"^test-slow: .*\n\t\$\(PY\) -m pytest -m slow$", makefile, flags=re.M)
 
