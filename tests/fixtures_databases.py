@@ -59,16 +59,32 @@ def relocate(db: Path, old: Path, new: Path) -> None:
     con = duckdb.connect(str(db))
     try:
         columns = con.execute(
-            "SELECT table_name, column_name FROM information_schema.columns "
-            "WHERE table_schema = 'main' AND data_type IN ('VARCHAR', 'JSON')"
+            "SELECT table_name, column_name FROM duckdb_columns() "
+            "WHERE database_name = current_database() AND schema_name = 'main' "
+            "AND data_type IN ('VARCHAR', 'JSON')"
+        ).fetchall()
+        if not columns:
+            return
+
+        def text(column: str) -> str:
+            return f'CAST("{column}" AS VARCHAR)'
+
+        def holds(column: str) -> str:
+            return f"({text(column)} = $old OR contains({text(column)}, $was))"
+
+        # One query finds the columns that hold a path (a few of them), then only those change.
+        counts = " UNION ALL ".join(
+            f"SELECT '{table}', '{column}', count_if({holds(column)}) FROM \"{table}\""
+            for table, column in columns
+        )
+        found = con.execute(
+            f"SELECT * FROM ({counts}) WHERE #3 > 0", {"old": folder["old"], "was": folder["was"]}
         ).fetchall()
         con.execute("BEGIN TRANSACTION")
-        for table, column in columns:
-            text = f'CAST("{column}" AS VARCHAR)'
+        for table, column, _ in found:
             con.execute(
-                f'UPDATE "{table}" SET "{column}" = CASE WHEN {text} = $old THEN $new '
-                f"ELSE replace({text}, $was, $now) END "
-                f"WHERE {text} = $old OR contains({text}, $was)",
+                f'UPDATE "{table}" SET "{column}" = CASE WHEN {text(column)} = $old THEN $new '
+                f"ELSE replace({text(column)}, $was, $now) END WHERE {holds(column)}",
                 folder,
             )
         con.execute("COMMIT")
