@@ -1,7 +1,8 @@
 """Test fixtures: every test gets its own database, cache and working folder under tmp_path.
 
 No test writes inside the repository, none reaches the network, and tests that need
-../shared/data skip with the reason when it is absent.
+../shared/data skip with the reason when it is absent. The shared fixtures live in the plugins
+below: databases built once per session and copied (`prebuilt`, `store`), the fake servers.
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+
+pytest_plugins = ("tests.fixtures_databases", "tests.fixtures_servers")
 
 REPO = Path(__file__).resolve().parent.parent
 PKG = REPO / "judgepool"  # the code; the top-level pooling/, judge/ ... are links for reading

@@ -28,15 +28,10 @@ from judgepool.pooling.ingest_labels import ingest_qrels
 from judgepool.pooling.ingest_texts import ingest_docs
 from judgepool.pooling.store.connection import Store
 from tests.conftest import CliResult
-from tests.dashboard_db import QIDS, build
+from tests.dashboard_db import QIDS
 
 Cli = Callable[..., CliResult]
 Writer = Callable[[str, str | bytes], Path]
-
-
-@pytest.fixture
-def store(write: Writer) -> Store:
-    return build(Store(), write)
 
 
 def test_a_sample_is_a_recorded_seeded_uniform_draw(store: Store, cli: Cli) -> None:

@@ -16,6 +16,7 @@ import pytest
 
 from judgepool.metrics.measures import Measure
 from tests.conftest import CliResult
+from tests.fixtures_databases import Prebuilt
 from tests.test_metrics_cli import BASE, CAND, QRELS
 
 Cli = Callable[..., CliResult]
@@ -135,10 +136,14 @@ def test_dl19_key_recall_over_all_43_queries(shared_data: Path, cli: Cli) -> Non
 
 
 @pytest.fixture
-def small(write: Writer, cli: Cli) -> None:
+def small(write: Writer, cli: Cli, prebuilt: Prebuilt) -> None:
     """tests/test_metrics_cli.py's collection: q3 has no relevant doc, q4 is in no run."""
-    _ingest(cli, write("qrels.txt", QRELS), {"base": write("base.trec", BASE)})
-    assert cli("ingest", "run", write("cand.trec", CAND), "--name", "cand").code == 0
+
+    def build() -> None:
+        _ingest(cli, write("qrels.txt", QRELS), {"base": write("base.trec", BASE)})
+        assert cli("ingest", "run", write("cand.trec", CAND), "--name", "cand").code == 0
+
+    prebuilt(build)
 
 
 def test_eval_table_says_how_it_averages(small: None, cli: Cli) -> None:

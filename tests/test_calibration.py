@@ -14,7 +14,7 @@ The collection: 4 queries, 16 pooled pairs with human grades h and passages mark
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import krippendorff
@@ -82,13 +82,6 @@ def build(store: Store, write: Writer) -> Store:
 @pytest.fixture
 def store(write: Writer) -> Store:
     return build(Store(), write)
-
-
-@pytest.fixture
-def fake(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeOpenAI]:
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-calibrate-0000")
-    with FakeOpenAI() as server:
-        yield server
 
 
 def args(fake: FakeOpenAI, *extra: str) -> list[str]:

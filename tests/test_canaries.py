@@ -24,6 +24,7 @@ from judgepool.pooling.store.judgments import effective_labels_sql
 from tests.conftest import CliResult
 from tests.fake_judges import gullible_reply, honest_reply
 from tests.fake_openai import FakeOpenAI
+from tests.fixtures_databases import Prebuilt
 from tests.judge_fixtures import EXPECTED, collection_copy
 
 Cli = Callable[..., CliResult]
@@ -37,12 +38,17 @@ ZEROS = [
 
 
 @pytest.fixture
-def store(tmp_path_factory: pytest.TempPathFactory, tmp_path: Path, write: Writer) -> Store:
-    store = collection_copy(tmp_path_factory, tmp_path / "test.duckdb")
-    lines = "".join(json.dumps({"doc_id": d, "text": t}) + "\n" for d, t in ZEROS)
-    ingest_docs(store, write("zeros.jsonl", lines))
-    ingest_qrels(store, write("zeros.txt", "q2 0 z2 0\nq3 0 z3 0\n"), labeller="zeros.txt")
-    return store
+def store(
+    tmp_path_factory: pytest.TempPathFactory, tmp_path: Path, write: Writer, prebuilt: Prebuilt
+) -> Store:
+    def build() -> None:
+        store = collection_copy(tmp_path_factory, tmp_path / "test.duckdb")
+        lines = "".join(json.dumps({"doc_id": d, "text": t}) + "\n" for d, t in ZEROS)
+        ingest_docs(store, write("zeros.jsonl", lines))
+        ingest_qrels(store, write("zeros.txt", "q2 0 z2 0\nq3 0 z3 0\n"), labeller="zeros.txt")
+
+    prebuilt(build)
+    return Store(tmp_path / "test.duckdb")
 
 
 @pytest.fixture

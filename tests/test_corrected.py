@@ -25,17 +25,11 @@ from judgepool.pooling.audit.samples import latest_sample
 from judgepool.pooling.ingest_labels import ingest_qrels
 from judgepool.pooling.store.connection import Store
 from tests.conftest import CliResult
-from tests.dashboard_db import build
 
 Cli = Callable[..., CliResult]
 Writer = Callable[[str, str | bytes], Path]
 MEASURES = ("nDCG@10", "R(rel=3)@10", "nR@10")
 SEED = "1"  # draws q4 among 3 of q1..q4 (asserted where used)
-
-
-@pytest.fixture
-def store(write: Writer) -> Store:
-    return build(Store(), write)
 
 
 def audit(store: Store, cli: Cli, write: Writer, queries: int, grades: dict[str, int]) -> list[str]:

@@ -4,8 +4,6 @@ human label that becomes effective everywhere, agreement figures and sample prog
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -22,14 +20,7 @@ from judgepool.pooling.audit.overrides import override_label
 from judgepool.pooling.export import export_labels
 from judgepool.pooling.pool import pool_summary
 from judgepool.pooling.store.connection import Store
-from tests.dashboard_db import JUDGE, TRICKY_PASSAGE, build, doc, open_page, plain, texts_of
-
-Writer = Callable[[str, str | bytes], Path]
-
-
-@pytest.fixture
-def store(write: Writer) -> Store:
-    return build(Store(), write)
+from tests.dashboard_db import JUDGE, TRICKY_PASSAGE, doc, open_page, plain, texts_of
 
 
 def pairs(listing: Any) -> list[tuple[str, str]]:

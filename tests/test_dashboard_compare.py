@@ -3,20 +3,10 @@ marking everything UNRELIABLE, the per-query chart and the two rankings of a que
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from pathlib import Path
-
 import pytest
 
 from judgepool.pooling.store.connection import Store
-from tests.dashboard_db import JUDGE, build, charts, frames, open_page, plain, texts_of
-
-Writer = Callable[[str, str | bytes], Path]
-
-
-@pytest.fixture
-def store(write: Writer) -> Store:
-    return build(Store(), write)
+from tests.dashboard_db import JUDGE, charts, frames, open_page, plain, texts_of
 
 
 def test_a_comparison_above_the_gate_shows_paired_differences(store: Store) -> None:

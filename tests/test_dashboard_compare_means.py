@@ -14,15 +14,10 @@ from judgepool.pooling.ingest_labels import ingest_qrels
 from judgepool.pooling.ingest_runs import ingest_run
 from judgepool.pooling.store.connection import Store
 from tests.conftest import CliResult
-from tests.dashboard_db import TRICKY_PASSAGE, build, frames, open_page, plain, texts_of
+from tests.dashboard_db import TRICKY_PASSAGE, frames, open_page, plain, texts_of
 
 Writer = Callable[[str, str | bytes], Path]
 Cli = Callable[..., CliResult]
-
-
-@pytest.fixture
-def store(write: Writer) -> Store:
-    return build(Store(), write)
 
 
 def means_of(at: object) -> dict[str, dict[str, object]]:

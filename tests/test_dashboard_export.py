@@ -15,15 +15,9 @@ from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
 from judgepool.pooling.export import export_labels
 from judgepool.pooling.store.connection import Store
 from tests.conftest import CliResult
-from tests.dashboard_db import build, open_page, texts_of
+from tests.dashboard_db import open_page, texts_of
 
-Writer = Callable[[str, str | bytes], Path]
 Cli = Callable[..., CliResult]
-
-
-@pytest.fixture
-def store(write: Writer) -> Store:
-    return build(Store(), write)
 
 
 @pytest.fixture

@@ -16,7 +16,7 @@ from judgepool.metrics.shift import outside_shifts
 from judgepool.pooling.labels_in_top import relabelled_in_top
 from judgepool.pooling.store.connection import Store
 from judgepool.pooling.store.judgments import Judgment, label_mark, write_judgments
-from tests.dashboard_db import build, open_page, plain, texts_of
+from tests.dashboard_db import open_page, plain, texts_of
 
 Writer = Callable[[str, str | bytes], Path]
 # q1-d12 is ranked by `weak` only (a hole there); `base` and `cand` never rank it.
@@ -33,11 +33,6 @@ IDEAL_BEFORE = [3, 3, 2, 2, 2, 1, 1]
 IDEAL_AFTER = [3, 3, 3, 2, 2, 2, 1, 1]
 NDCG_BEFORE = dcg(BASE_Q1) / dcg(IDEAL_BEFORE)
 NDCG_AFTER_Q1 = dcg(BASE_Q1) / dcg(IDEAL_AFTER)
-
-
-@pytest.fixture
-def store(write: Writer) -> Store:
-    return build(Store(), write)
 
 
 def test_outside_shifts_names_runs_moved_by_labels_outside_their_top_k(store: Store) -> None:

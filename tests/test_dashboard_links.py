@@ -4,21 +4,12 @@ a comparison can be shared; values the database does not have are left out, and 
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from judgepool.pooling.store.connection import Store
-from tests.dashboard_db import APP, JUDGE, build, charts, frames, open_page, plain, texts_of
-
-Writer = Callable[[str, str | bytes], Path]
-
-
-@pytest.fixture
-def store(write: Writer) -> Store:
-    return build(Store(), write)
+from tests.dashboard_db import APP, JUDGE, charts, frames, open_page, plain, texts_of
 
 
 def opened(page: str, params: dict[str, Any]) -> Any:

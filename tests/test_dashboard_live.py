@@ -10,8 +10,6 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable
-from pathlib import Path
 
 import pytest
 
@@ -19,16 +17,10 @@ import judgepool as jp
 from judgepool.pooling.store import claims
 from judgepool.pooling.store.activity import activity
 from judgepool.pooling.store.connection import Store
-from tests.dashboard_db import PAGES, build, frames, open_page, plain, texts_of
+from tests.dashboard_db import PAGES, frames, open_page, plain, texts_of
 from tests.dashboard_judge import held_judge, judge_labels
 
-Writer = Callable[[str, str | bytes], Path]
 BANNER = "Labels being written: 19 holes left in the depth-10 pool (chunk level · k=10 · any judge)"
-
-
-@pytest.fixture
-def store(write: Writer) -> Store:
-    return build(Store(), write)
 
 
 def banners(at: object) -> list[str]:

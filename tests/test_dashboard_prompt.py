@@ -3,22 +3,12 @@ plain text, and with a model its cache key; nothing is rendered until the toggle
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from pathlib import Path
-
 import pytest
 
 import judgepool as jp
 from judgepool.judge.prompt import load_template
 from judgepool.pooling.store.connection import Store
-from tests.dashboard_db import TRICKY_PASSAGE, build, open_page, texts_of
-
-Writer = Callable[[str, str | bytes], Path]
-
-
-@pytest.fixture
-def store(write: Writer) -> Store:
-    return build(Store(), write)
+from tests.dashboard_db import TRICKY_PASSAGE, open_page, texts_of
 
 
 @pytest.mark.slow

@@ -9,14 +9,7 @@ import pytest
 
 from judgepool.pooling.export import export_labels
 from judgepool.pooling.store.connection import Store
-from tests.dashboard_db import build, charts, frames, open_page, plain, texts_of
-
-Writer = Callable[[str, str | bytes], Path]
-
-
-@pytest.fixture
-def store(write: Writer) -> Store:
-    return build(Store(), write)
+from tests.dashboard_db import charts, frames, open_page, plain, texts_of
 
 
 def test_runs_table_shows_judged_gate_and_holes_worked_out_by_hand(store: Store) -> None:

@@ -17,14 +17,9 @@ from judgepool.pooling.audit.calibration_pairs import CalibrationRun, record_run
 from judgepool.pooling.export import export_labels
 from judgepool.pooling.ingest_labels import ingest_qrels
 from judgepool.pooling.store.connection import Store
-from tests.dashboard_db import build, frames, open_page, plain, texts_of
+from tests.dashboard_db import frames, open_page, plain, texts_of
 
 Writer = Callable[[str, str | bytes], Path]
-
-
-@pytest.fixture
-def store(write: Writer) -> Store:
-    return build(Store(), write)
 
 
 def human(store: Store) -> str:

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import CliResult
+from tests.fixtures_databases import Prebuilt
 
 Cli = Callable[..., CliResult]
 Writer = Callable[[str, str | bytes], Path]
@@ -28,11 +29,16 @@ NOTE = "only doc-level labels in this database: working at --level doc"
 
 
 @pytest.fixture
-def doc_only(write: Writer, cli: Cli) -> None:
-    docs = "".join(json.dumps({"doc_id": c, "text": c, "parent_id": p}) + "\n" for c, p in CHUNKS)
-    assert cli("ingest", "docs", write("chunks.jsonl", docs)).code == 0
-    assert cli("ingest", "run", write("r.trec", RUN)).code == 0
-    assert cli("ingest", "qrels", write("doc.qrels", DOC_QRELS), "--level", "doc").code == 0
+def doc_only(write: Writer, cli: Cli, prebuilt: Prebuilt) -> None:
+    def build() -> None:
+        docs = "".join(
+            json.dumps({"doc_id": c, "text": c, "parent_id": p}) + "\n" for c, p in CHUNKS
+        )
+        assert cli("ingest", "docs", write("chunks.jsonl", docs)).code == 0
+        assert cli("ingest", "run", write("r.trec", RUN)).code == 0
+        assert cli("ingest", "qrels", write("doc.qrels", DOC_QRELS), "--level", "doc").code == 0
+
+    prebuilt(build)
 
 
 def test_pool_defaults_to_the_labelled_level_and_says_so(doc_only: None, cli: Cli) -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -93,13 +93,6 @@ def test_doc_level_values_by_hand(collection: None, cli: Cli) -> None:
     assert "pool: 8 pairs, 3 holes" in pool.out
     # The chunk level has no labels at all: the two levels are never confused.
     assert "0 queries" in cli("pool", "--level", "chunk").out
-
-
-@pytest.fixture
-def fake(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeOpenAI]:
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-doc-level")
-    with FakeOpenAI() as server:
-        yield server
 
 
 @pytest.mark.slow

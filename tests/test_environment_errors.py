@@ -18,7 +18,6 @@ from pathlib import Path
 import pytest
 
 from judgepool.pooling.store.connection import Store
-from tests.dashboard_db import build
 
 Writer = Callable[[str, str | bytes], Path]
 DROP_CAPS = ["setpriv", "--inh-caps=-all", "--bounding-set=-dac_override,-dac_read_search", "--"]
@@ -46,11 +45,6 @@ def said_what_to_do(err: str, *problem: str) -> None:
     for part in problem:
         assert part in what, err
     assert fix, err
-
-
-@pytest.fixture
-def store(write: Writer) -> Store:
-    return build(Store(), write)
 
 
 def unprivileged() -> tuple[str, ...]:

@@ -17,15 +17,10 @@ from judgepool.pooling.io.outfile import write_atomic
 from judgepool.pooling.store.connection import Store
 from judgepool.pooling.store.judgments import Judgment, write_judgments
 from tests.conftest import CliResult
-from tests.dashboard_db import JUDGE, QIDS, build, doc
+from tests.dashboard_db import JUDGE, QIDS, doc
 
 Writer = Callable[[str, str | bytes], Path]
 Cli = Callable[..., CliResult]
-
-
-@pytest.fixture
-def store(write: Writer) -> Store:
-    return build(Store(), write)
 
 
 def lines_of(payload: bytes) -> list[str]:

@@ -19,15 +19,8 @@ import pytest
 
 from judgepool.pooling.store.connection import Store
 from tests.conftest import CliResult
-from tests.dashboard_db import build
 
 Cli = Callable[..., CliResult]
-Writer = Callable[[str, str | bytes], Path]
-
-
-@pytest.fixture
-def store(write: Writer) -> Store:
-    return build(Store(), write)
 
 
 def digest(path: Path) -> str:

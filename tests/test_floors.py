@@ -18,6 +18,7 @@ import judgepool as jp
 from judgepool.pooling.store.connection import Store
 from judgepool.pooling.store.floors import current_floors, floor_history
 from tests.conftest import CliResult
+from tests.fixtures_databases import Prebuilt
 
 Cli = Callable[..., CliResult]
 Writer = Callable[[str, str | bytes], Path]
@@ -30,10 +31,13 @@ RUNS = {
 
 
 @pytest.fixture
-def db(cli: Cli, write: Writer) -> None:
-    assert cli("ingest", "qrels", write("qrels.txt", QRELS)).code == 0
-    for name, text in RUNS.items():
-        assert cli("ingest", "run", write(f"{name}.trec", text)).code == 0
+def db(cli: Cli, write: Writer, prebuilt: Prebuilt) -> None:
+    def build() -> None:
+        assert cli("ingest", "qrels", write("qrels.txt", QRELS)).code == 0
+        for name, text in RUNS.items():
+            assert cli("ingest", "run", write(f"{name}.trec", text)).code == 0
+
+    prebuilt(build)
 
 
 def _values() -> dict[str, float]:

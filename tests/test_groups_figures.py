@@ -30,6 +30,7 @@ import pytest
 
 import judgepool as jp
 from tests.conftest import REPO, CliResult
+from tests.fixtures_databases import Prebuilt
 
 Cli = Callable[..., CliResult]
 Writer = Callable[[str, str | bytes], Path]
@@ -47,23 +48,36 @@ def _run(name: str, ranked: dict[int, str]) -> str:
 
 
 @pytest.fixture
-def db(cli: Cli, write: Writer) -> None:
-    qrels = "".join(
-        f"q{q} 0 q{q}-{d} {g}\n" for q in range(1, 12) for d, g in (("r1", 2), ("r2", 2), ("n1", 0))
-    )
-    groups = "".join(f"q{q}\twide\n" for q in range(1, 9)) + "q9\tmixed\nq9\tsingle\nq10\tmixed\n"
-    topics = "".join(f"q{q}\tquestion {q}\n" for q in range(1, 12))
-    for args in (
-        ("ingest", "queries", write("topics.tsv", topics), "--groups", write("groups.tsv", groups)),
-        ("ingest", "qrels", write("qrels.txt", qrels)),
-        (
-            "ingest",
-            "run",
-            write("base.trec", _run("base", BASE)),
-            write("cand.trec", _run("cand", CAND)),
-        ),
-    ):
-        assert cli(*args).code == 0
+def db(cli: Cli, write: Writer, prebuilt: Prebuilt) -> None:
+    def build() -> None:
+        qrels = "".join(
+            f"q{q} 0 q{q}-{d} {g}\n"
+            for q in range(1, 12)
+            for d, g in (("r1", 2), ("r2", 2), ("n1", 0))
+        )
+        groups = (
+            "".join(f"q{q}\twide\n" for q in range(1, 9)) + "q9\tmixed\nq9\tsingle\nq10\tmixed\n"
+        )
+        topics = "".join(f"q{q}\tquestion {q}\n" for q in range(1, 12))
+        for args in (
+            (
+                "ingest",
+                "queries",
+                write("topics.tsv", topics),
+                "--groups",
+                write("groups.tsv", groups),
+            ),
+            ("ingest", "qrels", write("qrels.txt", qrels)),
+            (
+                "ingest",
+                "run",
+                write("base.trec", _run("base", BASE)),
+                write("cand.trec", _run("cand", CAND)),
+            ),
+        ):
+            assert cli(*args).code == 0
+
+    prebuilt(build)
 
 
 def test_compare_by_group_by_hand(db: None, cli: Cli) -> None:

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import CliResult
+from tests.fixtures_databases import Prebuilt
 from tests.ingest_helpers import snapshot
 
 Cli = Callable[..., CliResult]
@@ -24,12 +25,18 @@ GOOD_RUN = "q1 Q0 d1 1 2.0 good\nq1 Q0 d2 2 1.0 good\nq2 Q0 d3 1 5.0 good\n"
 
 
 @pytest.fixture
-def db(cli: Cli, write: Writer) -> Path:
+def db(cli: Cli, write: Writer, prebuilt: Prebuilt) -> Path:
     """A database holding one run 'good', qrels, queries and docs."""
-    assert cli("ingest", "run", write("good.trec", GOOD_RUN)).code == 0
-    assert cli("ingest", "qrels", write("good.qrels", "q1 0 d1 2\n")).code == 0
-    assert cli("ingest", "queries", write("topics.tsv", "q1\tfirst\nq2\tsecond\n")).code == 0
-    assert cli("ingest", "docs", write("docs.jsonl", '{"doc_id": "d1", "text": "x"}\n')).code == 0
+
+    def build() -> None:
+        assert cli("ingest", "run", write("good.trec", GOOD_RUN)).code == 0
+        assert cli("ingest", "qrels", write("good.qrels", "q1 0 d1 2\n")).code == 0
+        assert cli("ingest", "queries", write("topics.tsv", "q1\tfirst\nq2\tsecond\n")).code == 0
+        assert (
+            cli("ingest", "docs", write("docs.jsonl", '{"doc_id": "d1", "text": "x"}\n')).code == 0
+        )
+
+    prebuilt(build)
     return Path("test.duckdb").resolve()
 
 

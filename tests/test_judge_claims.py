@@ -16,7 +16,7 @@ import sys
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
 
@@ -34,15 +34,7 @@ from tests.judge_fixtures import EXPECTED, collection_copy
 
 Cli = Callable[..., CliResult]
 Writer = Callable[[str, str | bytes], Path]
-FAKE_KEY = "sk-judgepool-test-KEY-7f3c1e9a5b2d"
 QUERIES, DOCS = 6, 20  # 120 holes, 120 distinct texts
-
-
-@pytest.fixture
-def fake(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeOpenAI]:
-    monkeypatch.setenv("OPENAI_API_KEY", FAKE_KEY)
-    with FakeOpenAI() as server:
-        yield server
 
 
 def judge_args(fake: FakeOpenAI, *extra: str) -> list[str]:

@@ -14,7 +14,7 @@ import subprocess
 import sys
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -25,23 +25,16 @@ from judgepool.pooling.ingest_labels import ingest_qrels
 from judgepool.pooling.store.connection import Store
 from tests.conftest import CliResult
 from tests.fake_openai import FakeOpenAI
+from tests.fixtures_servers import FAKE_KEY
 from tests.judge_fixtures import EXPECTED, collection_copy
 
 Cli = Callable[..., CliResult]
 Writer = Callable[[str, str | bytes], Path]
-FAKE_KEY = "sk-judgepool-test-KEY-7f3c1e9a5b2d"
 
 
 @pytest.fixture
 def store(tmp_path_factory: pytest.TempPathFactory, tmp_path: Path) -> Store:
     return collection_copy(tmp_path_factory, tmp_path / "test.duckdb", doc_qrels=True)
-
-
-@pytest.fixture
-def fake(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeOpenAI]:
-    monkeypatch.setenv("OPENAI_API_KEY", FAKE_KEY)
-    with FakeOpenAI() as server:
-        yield server
 
 
 def judge_args(fake: FakeOpenAI, *extra: str) -> list[str]:

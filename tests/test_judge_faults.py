@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -33,19 +33,11 @@ from tests.fake_openai import (
 from tests.judge_fixtures import collection_copy
 
 Cli = Callable[..., CliResult]
-FAKE_KEY = "sk-judgepool-test-KEY-7f3c1e9a5b2d"
 
 
 @pytest.fixture
 def store(tmp_path_factory: pytest.TempPathFactory, tmp_path: Path) -> Store:
     return collection_copy(tmp_path_factory, tmp_path / "test.duckdb")
-
-
-@pytest.fixture
-def fake(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeOpenAI]:
-    monkeypatch.setenv("OPENAI_API_KEY", FAKE_KEY)
-    with FakeOpenAI() as server:
-        yield server
 
 
 def judge_args(fake: FakeOpenAI, *extra: str, model: str = "openai/fake-model") -> list[str]:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import socket
-from collections.abc import Iterator
 
 import pytest
 
@@ -22,15 +21,7 @@ from judgepool.judge.base import (
 )
 from judgepool.judge.llm import LLMJudge, LLMSettings, load_litellm
 from tests.fake_openai import FakeOpenAI, Reply
-
-FAKE_KEY = "sk-judgepool-test-KEY-7f3c1e9a5b2d"
-
-
-@pytest.fixture
-def fake(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeOpenAI]:
-    monkeypatch.setenv("OPENAI_API_KEY", FAKE_KEY)
-    with FakeOpenAI() as server:
-        yield server
+from tests.fixtures_servers import FAKE_KEY
 
 
 def request(passage: str = "Water boils at 100 C. [[grade=3]]") -> JudgeRequest:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -22,19 +22,12 @@ from judgepool.judge.run.plan import Plan, backfill, plan_holes
 from judgepool.pooling.pool import PoolSpec, list_holes
 from judgepool.pooling.store.connection import Store
 from tests.fake_openai import FakeOpenAI, FakeRequest, Reply, default_reply
+from tests.fixtures_servers import FAKE_KEY
 from tests.judge_fixtures import CHUNKS, EXPECTED, collection_copy
 
 Writer = Callable[[str, str | bytes], Path]
-FAKE_KEY = "sk-judgepool-test-KEY-7f3c1e9a5b2d"
 TEXTS = {d: t for d, _, t in CHUNKS}
 FAST = LoopOptions(concurrency=4, backoff_base=0.01, timeout=5.0)
-
-
-@pytest.fixture
-def fake(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeOpenAI]:
-    monkeypatch.setenv("OPENAI_API_KEY", FAKE_KEY)
-    with FakeOpenAI() as server:
-        yield server
 
 
 @pytest.fixture

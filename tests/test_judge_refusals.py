@@ -15,7 +15,6 @@ from tests.fake_openai import FakeOpenAI
 from tests.judge_fixtures import collection_copy
 
 Cli = Callable[..., CliResult]
-FAKE_KEY = "sk-judgepool-test-KEY-7f3c1e9a5b2d"
 #: Our errors and the position of their `hint` argument (InputError: path, problem, line, hint).
 ERRORS = {
     "JudgepoolError": 1,
@@ -54,13 +53,6 @@ def test_every_error_the_judge_makes_carries_what_to_do() -> None:
     assert len(sources) > 20  # the walk found the judge's modules
     missing = [place for path in sources for place in _without_hint(path)]
     assert missing == []
-
-
-@pytest.fixture
-def fake(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeOpenAI]:
-    monkeypatch.setenv("OPENAI_API_KEY", FAKE_KEY)
-    with FakeOpenAI() as server:
-        yield server
 
 
 @pytest.mark.parametrize(

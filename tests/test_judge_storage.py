@@ -24,24 +24,17 @@ from judgepool.pooling.ingest_texts import ingest_queries
 from judgepool.pooling.store.connection import Store
 from tests.conftest import CliResult
 from tests.fake_openai import FakeOpenAI, FakeRequest, Reply, default_reply, echo_key_reply
+from tests.fixtures_servers import FAKE_KEY
 from tests.judge_fixtures import EXPECTED, QUERIES, collection_copy
 
 Cli = Callable[..., CliResult]
 Writer = Callable[[str, str | bytes], Path]
-FAKE_KEY = "sk-judgepool-test-KEY-7f3c1e9a5b2d"
 OTHER_SECRET = "bedrock-bearer-0123456789abcdef"
 
 
 @pytest.fixture
 def store(tmp_path_factory: pytest.TempPathFactory, tmp_path: Path) -> Store:
     return collection_copy(tmp_path_factory, tmp_path / "test.duckdb")
-
-
-@pytest.fixture
-def fake(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeOpenAI]:
-    monkeypatch.setenv("OPENAI_API_KEY", FAKE_KEY)
-    with FakeOpenAI() as server:
-        yield server
 
 
 def judge_args(fake: FakeOpenAI, *extra: str) -> list[str]:

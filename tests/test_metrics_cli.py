@@ -27,6 +27,7 @@ from judgepool.pooling.pool import PoolSpec, list_holes
 from judgepool.pooling.store.connection import Store
 from judgepool.pooling.store.judgments import Judgment, write_judgments
 from tests.conftest import CliResult
+from tests.fixtures_databases import Prebuilt
 
 Cli = Callable[..., CliResult]
 Writer = Callable[[str, str | bytes], Path]
@@ -66,12 +67,15 @@ LOG3 = math.log2(3)
 
 
 @pytest.fixture
-def store(write: Writer) -> Store:
-    store = Store()
-    ingest_qrels(store, write("qrels.txt", QRELS))
-    ingest_run(store, write("base.trec", BASE))
-    ingest_run(store, write("cand.trec", CAND))
-    return store
+def store(write: Writer, prebuilt: Prebuilt) -> Store:
+    def build() -> None:
+        store = Store()
+        ingest_qrels(store, write("qrels.txt", QRELS))
+        ingest_run(store, write("base.trec", BASE))
+        ingest_run(store, write("cand.trec", CAND))
+
+    prebuilt(build)
+    return Store()
 
 
 def test_values_by_hand(store: Store) -> None:

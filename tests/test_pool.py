@@ -16,6 +16,7 @@ from judgepool.pooling.pool import PoolSpec, list_holes, pool_summary
 from judgepool.pooling.store.connection import Store
 from judgepool.pooling.store.judgments import Judgment, effective_labels_sql, write_judgments
 from tests.conftest import CliResult
+from tests.fixtures_databases import Prebuilt
 
 Writer = Callable[[str, str | bytes], Path]
 
@@ -26,20 +27,23 @@ QRELS = "q1 0 a 2\nq1 0 c 0\nq1 0 z 3\nq2 0 e 1\n"
 
 
 @pytest.fixture
-def store(write: Writer) -> Store:
-    store = Store()
-    ingest_run(store, write("A.trec", RUN_A))
-    ingest_run(store, write("B.trec", RUN_B))
-    ingest_qrels(store, write("qrels.txt", QRELS))
-    ingest_queries(store, write("topics.tsv", "q1\tfirst\nq3\tthird\n"))
-    ingest_docs(
-        store,
-        write(
-            "docs.jsonl",
-            "".join(json.dumps({"doc_id": d, "text": f"text of {d}"}) + "\n" for d in "abcdx"),
-        ),
-    )
-    return store
+def store(write: Writer, prebuilt: Prebuilt) -> Store:
+    def build() -> None:
+        store = Store()
+        ingest_run(store, write("A.trec", RUN_A))
+        ingest_run(store, write("B.trec", RUN_B))
+        ingest_qrels(store, write("qrels.txt", QRELS))
+        ingest_queries(store, write("topics.tsv", "q1\tfirst\nq3\tthird\n"))
+        ingest_docs(
+            store,
+            write(
+                "docs.jsonl",
+                "".join(json.dumps({"doc_id": d, "text": f"text of {d}"}) + "\n" for d in "abcdx"),
+            ),
+        )
+
+    prebuilt(build)
+    return Store()
 
 
 def test_judged_at_k_and_holes_by_hand(store: Store) -> None:

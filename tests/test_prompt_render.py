@@ -8,7 +8,7 @@ body) and carry the label's cache key.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -23,19 +23,11 @@ from tests.fake_reasoning import reasoned
 from tests.judge_fixtures import collection_copy
 
 Cli = Callable[..., CliResult]
-FAKE_KEY = "sk-judgepool-test-KEY-prompt-5e2a"
 
 
 @pytest.fixture
 def store(tmp_path_factory: pytest.TempPathFactory, tmp_path: Path) -> Store:
     return collection_copy(tmp_path_factory, tmp_path / "test.duckdb", doc_qrels=True)
-
-
-@pytest.fixture
-def fake(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeOpenAI]:
-    monkeypatch.setenv("OPENAI_API_KEY", FAKE_KEY)
-    with FakeOpenAI() as server:
-        yield server
 
 
 def labels(store: Store, level: str) -> list[tuple[str, str, dict[str, Any]]]:

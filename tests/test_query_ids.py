@@ -16,6 +16,7 @@ import pytest
 
 from tests.conftest import CliResult
 from tests.dashboard_db import open_page, plain, texts_of
+from tests.fixtures_databases import Prebuilt
 
 Cli = Callable[..., CliResult]
 Writer = Callable[[str, str | bytes], Path]
@@ -30,14 +31,18 @@ def run_text(qids: list[str], docs: Callable[[str], list[str]], tag: str) -> str
 
 
 @pytest.fixture
-def prefixed(write: Writer, cli: Cli) -> None:
+def prefixed(write: Writer, cli: Cli, prebuilt: Prebuilt) -> None:
     """qrels on '1101'..'1143'; run `good` ranks them, run `prefixed` names them 'q1101'..."""
-    qrels = "".join(f"{q} 0 {q}-d{j} {2 if j < 2 else 0}\n" for q in QIDS for j in range(10))
-    assert cli("ingest", "qrels", write("qrels.txt", qrels)).code == 0
-    docs = lambda q: [f"{q.removeprefix('q')}-d{j}" for j in range(10)]  # noqa: E731
-    good = write("good.trec", run_text(QIDS, docs, "good"))
-    bad = write("prefixed.trec", run_text([f"q{q}" for q in QIDS], docs, "prefixed"))
-    assert cli("ingest", "run", good).code == 0 and cli("ingest", "run", bad).code == 0
+
+    def build() -> None:
+        qrels = "".join(f"{q} 0 {q}-d{j} {2 if j < 2 else 0}\n" for q in QIDS for j in range(10))
+        assert cli("ingest", "qrels", write("qrels.txt", qrels)).code == 0
+        docs = lambda q: [f"{q.removeprefix('q')}-d{j}" for j in range(10)]  # noqa: E731
+        good = write("good.trec", run_text(QIDS, docs, "good"))
+        bad = write("prefixed.trec", run_text([f"q{q}" for q in QIDS], docs, "prefixed"))
+        assert cli("ingest", "run", good).code == 0 and cli("ingest", "run", bad).code == 0
+
+    prebuilt(build)
 
 
 def test_eval_says_loudly_that_a_run_misses_the_evaluation_set(prefixed: None, cli: Cli) -> None:

@@ -17,10 +17,8 @@ import pytest
 
 from judgepool.pooling.store.connection import Store
 from tests.conftest import PKG, REPO, CliResult
-from tests.dashboard_db import build
 
 Cli = Callable[..., CliResult]
-Writer = Callable[[str, str | bytes], Path]
 
 # The code behind these commands (ingest and judge have their own owners and tests).
 MODULES = [
@@ -93,11 +91,6 @@ def test_click_itself_is_not_used_for_refusals() -> None:
     for path in MODULES:
         text = path.read_text(encoding="utf-8")
         assert "click.UsageError(" not in text and "click.BadParameter(" not in text, path
-
-
-@pytest.fixture
-def store(write: Writer) -> Store:
-    return build(Store(), write)
 
 
 REFUSALS: list[tuple[str, tuple[str, ...]]] = [

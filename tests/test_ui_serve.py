@@ -9,22 +9,14 @@ from __future__ import annotations
 
 import socket
 from collections.abc import Callable
-from pathlib import Path
 
 import pytest
 
 from judgepool.pooling.store.connection import Store
 from tests.conftest import CliResult
 from tests.dashboard_browser import browser_page, find_chromium, free_port, serve_dashboard
-from tests.dashboard_db import build
 
 Cli = Callable[..., CliResult]
-Writer = Callable[[str, str | bytes], Path]
-
-
-@pytest.fixture
-def store(write: Writer) -> Store:
-    return build(Store(), write)
 
 
 def test_a_taken_port_is_refused_with_what_to_do(store: Store, cli: Cli) -> None:
