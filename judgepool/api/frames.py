@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from judgepool.errors import InputError, UsageError
+from judgepool.host import naming
 
 ORIGIN = "DataFrame"
 T = TypeVar("T")
@@ -43,10 +44,11 @@ def _written(frame: Any, suffix: str) -> Iterator[Path]:
         path = Path(folder) / f"dataframe{suffix}"
         if frame.height == 0:
             raise InputError(ORIGIN, "the DataFrame has no rows", hint="give at least one row")
-        if suffix == ".parquet":
-            frame.write_parquet(path)
-        else:
-            frame.write_ndjson(path)
+        with naming(path):  # polars' errors name no file: a full disk must say which
+            if suffix == ".parquet":
+                frame.write_parquet(path)
+            else:
+                frame.write_ndjson(path)
         yield path
 
 

@@ -19,6 +19,7 @@ import click
 from judgepool.api.store import Store
 from judgepool.defaults import Level
 from judgepool.errors import JudgepoolError, UsageError
+from judgepool.host import naming
 
 DEMO_DB = "judgepool-demo.duckdb"
 DEMO_RUNS = ("bm25-v1", "dense-v1", "bm25-v2", "dense-v2")
@@ -261,7 +262,8 @@ def _audit_file(db: Path, data: Path) -> Path:
         if len(cols := line.split()) == 4 and (cols[0], cols[2]) in wanted
     ]
     path = Path(f"{db}.audit-qrels.txt")
-    path.write_text("".join(f"{line}\n" for line in lines))
+    with naming(path):
+        path.write_text("".join(f"{line}\n" for line in lines))
     return path
 
 
