@@ -30,7 +30,7 @@ from judgepool.errors import Call, HostError, Param, Part, Placeholder, Remedy
 if TYPE_CHECKING:
     from _typeshed import ReadableBuffer
 
-__all__ = ["device_of", "host_error", "naming", "whole_writes_to_stdout"]
+__all__ = ["device_of", "host_error", "naming", "naming_sqlite", "whole_writes_to_stdout"]
 
 _PATH = Placeholder("PATH")
 _DB = Call.of("open", _PATH)  # --db PATH
@@ -105,6 +105,13 @@ _DUCKDB_WORDS: tuple[tuple[str, int], ...] = (
     ("input/output error", errno.EIO),
     ("out of memory", errno.ENOMEM),
 )
+# The same problems as SQLite (diskcache, the caches' store) words them; it names no file.
+_SQLITE_WORDS: tuple[tuple[str, int], ...] = (
+    ("database or disk is full", errno.ENOSPC),
+    ("attempt to write a readonly database", errno.EROFS),
+    ("disk i/o error", errno.EIO),
+    ("unable to open database file", errno.EACCES),
+)
 _QUOTED_FILE = re.compile(r'file "([^"]+)"')
 _NEARLY_FULL = 1 << 20  # bytes: a disk with less than this free has no room for our writes
 
@@ -119,6 +126,26 @@ def naming(path: str | os.PathLike[str]) -> Iterator[None]:
         if err.filename is None and err.errno is not None:
             err.filename = os.fspath(path)
         raise
+
+
+def _sqlite_errno(err: BaseException) -> int | None:
+    if type(err).__module__ != "sqlite3":
+        return None
+    lowered = str(err).lower()
+    return next((code for words, code in _SQLITE_WORDS if words in lowered), None)
+
+
+@contextlib.contextmanager
+def naming_sqlite(folder: str | os.PathLike[str]) -> Iterator[None]:
+    """Say a SQLite store's refusals (a full disk, a read-only folder) as the OSError they are,
+    naming `folder`, where the store's files are: SQLite names none."""
+    try:
+        yield
+    except Exception as err:
+        code = _sqlite_errno(err)
+        if code is None:
+            raise
+        raise OSError(code, os.strerror(code), os.fspath(folder)) from err
 
 
 def _size(n: float) -> str:
@@ -225,6 +252,8 @@ def host_error(err: BaseException, *, places: Sequence[Path] = ()) -> HostError 
     if isinstance(err, OSError) and err.errno is not None:
         where = os.fsdecode(err.filename) if isinstance(err.filename, str | bytes) else None
         return _host(err.errno, where, None, places)
+    if (code := _sqlite_errno(err)) is not None:
+        return _host(code, None, str(err), places)
     if type(err).__module__.split(".")[0] in ("duckdb", "_duckdb"):
         text = str(err)
         lowered = text.lower()

@@ -11,6 +11,7 @@ from __future__ import annotations
 import errno
 import os
 import random
+import shlex
 import shutil
 import subprocess
 import sys
@@ -236,3 +237,38 @@ def test_a_closed_pipe_is_not_a_bug(store: Store) -> None:
         os.close(write_end)
     assert code != 0
     assert "bug" not in err and "Traceback" not in err and "Exception" not in err, err
+
+
+def test_a_full_disk_under_the_offline_judges_cache_is_no_bug(tmp_path: Path) -> None:
+    """The demo on a nearly full disk: storing the offline judge's embeddings failed with
+    SQLite's "database or disk is full", reported as "a bug in judgepool"."""
+    private_mounts()
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    code = (
+        "import numpy as np\n"
+        "from judgepool.host import host_error\n"
+        "from judgepool.judge.offline.embeddings import EmbeddingCache\n"
+        f"cache = EmbeddingCache({str(disk / 'emb')!r})\n"
+        "rows = {f'h{i}': np.ones(384, dtype=np.float32) * i for i in range(2000)}\n"
+        "try:\n"
+        "    cache.store('m', rows)\n"
+        "except OSError as err:\n"
+        "    print(host_error(err))\n"
+    )
+    script = f"mount -t tmpfs -o size=256k tmpfs {disk} && {sys.executable} -c {shlex.quote(code)}"
+    done = subprocess.run(
+        ["unshare", "-m", "sh", "-c", script], capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr
+    said = done.stdout.strip()
+    assert said.startswith(f"disk full: no space left on the device of {disk / 'emb'} (tmpfs"), said
+
+
+def test_sqlites_full_disk_is_said_as_a_full_disk(tmp_path: Path) -> None:
+    import sqlite3
+
+    from judgepool.host import host_error
+
+    found = host_error(sqlite3.OperationalError("database or disk is full"), places=[tmp_path])
+    assert found is not None and found.what.startswith("disk full: no space left on the device")
