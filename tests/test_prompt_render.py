@@ -205,7 +205,7 @@ def test_a_template_is_read_from_the_path_the_user_names(
     assert bare.code == 2 and "unknown template 'mine'" in bare.err
     assert "for the file mine here: ./mine" in bare.err
     missing = cli("prompt", "show", "gone.tmpl")
-    assert missing.code == 2 and "template file gone.tmpl does not exist" in missing.err
+    assert missing.code == 2 and "no template file at gone.tmpl: it does not exist" in missing.err
     assert "not a regular file" in cli("prompt", "show", str(tmp_path)).err
 
 

@@ -129,10 +129,10 @@ def _read_file(path: Path) -> str:
     """The template file's text. Refused when missing, not a regular file, too large or not
     UTF-8; no error says what the file holds (it may be anyone's file)."""
     if not path.is_file():
-        what = "is not a regular file" if path.exists() else "does not exist"
+        what = "it is not a regular file" if path.exists() else "it does not exist"
         raise UsageError(
-            f"template file {path} {what}",
-            "give the path of a template file (see `judgepool prompt show` for the format), or "
+            f"no template file at {path}: {what}",
+            "give the path of a template file (a packaged template's text, edited, is one), or "
             f"a packaged template's name: {', '.join(packaged_names())}",
             value=str(path),
         )
@@ -141,7 +141,7 @@ def _read_file(path: Path) -> str:
         raise UsageError(
             f"template file {path} is {size:,} bytes: too large for a template "
             f"(at most {MAX_TEMPLATE_BYTES:,})",
-            "give the path of a template file (see `judgepool prompt show` for the format)",
+            "give the path of a template file (a packaged template's text, edited, is one)",
             value=str(path),
         )
     data = path.read_bytes()
