@@ -28,9 +28,7 @@ holds it with its parts, and `err.say(words)` says both in the words of one rend
 
 from __future__ import annotations
 
-import errno
 import json
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -190,8 +188,9 @@ class HostError(JudgepoolError):
     """The machine refused: a full disk, a permission, a read-only file system, no memory.
 
     Not a bug in judgepool and not a bad input: the message says what the machine refused and
-    where, the hint what to change in the environment. Made by `host_error` from an `OSError`
-    or a DuckDB error that carries one."""
+    where (the file, and for a full disk the device and its free space), the hint what to change
+    in the environment. Made by `judgepool.host.host_error` from an `OSError` or a DuckDB error
+    that carries one."""
 
 
 # -- remedies: what to do, said in the caller's terms ----------------------------------------
@@ -319,106 +318,3 @@ def _said(text: str | Remedy) -> Remedy:
 
 def _as_remedy(hint: str | Remedy | None) -> Remedy | None:
     return None if hint is None else _said(hint)
-
-
-# -- the machine's refusals --------------------------------------------------------------
-
-
-_PATH = Placeholder("PATH")
-_DB = Call.of("open", _PATH)  # --db PATH
-_EXPORT = Call.of("export_qrels", _PATH)  # judgepool export qrels -o PATH
-# errno -> (what happened, what to do, the parts of what to do); {where} is the file or folder
-# concerned.
-_HOST_PROBLEMS: dict[int, tuple[str, str, tuple[Part, ...]]] = {
-    errno.ENOSPC: (
-        "disk full: no space left on the device of {where}",
-        "free some space there, or point judgepool at another disk ({} / JUDGEPOOL_DB for the "
-        "database, {} for an export, JUDGEPOOL_CACHE_DIR for the judge's cache), then run "
-        "the command again",
-        (_DB, _EXPORT),
-    ),
-    errno.EDQUOT: (
-        "disk quota exceeded writing {where}",
-        "free some of your space there, or point judgepool at another disk ({}, {}, "
-        "JUDGEPOOL_CACHE_DIR), then run the command again",
-        (_DB, _EXPORT),
-    ),
-    errno.EACCES: (
-        "permission denied: {where}",
-        "check who may read and write there (ls -ld {where}), or choose a path you can write",
-        (),
-    ),
-    errno.EPERM: (
-        "operation not permitted: {where}",
-        "check the owner and flags there (ls -ld {where}), or choose a path you can write",
-        (),
-    ),
-    errno.EROFS: (
-        "read-only file system: {where}",
-        "write to a writable disk instead (another {}, {} / JUDGEPOOL_DB or JUDGEPOOL_CACHE_DIR)",
-        (_EXPORT, _DB),
-    ),
-    errno.EIO: (
-        "input/output error on {where}",
-        "the disk or network file system failed; check it (dmesg, df), then run again",
-        (),
-    ),
-    errno.EMFILE: (
-        "too many open files (at {where})",
-        "raise the limit (ulimit -n 4096) or close other programs, then run again",
-        (),
-    ),
-    errno.ENFILE: (
-        "the system has too many open files (at {where})",
-        "close other programs, then run again",
-        (),
-    ),
-    errno.ENOMEM: (
-        "out of memory (at {where})",
-        "close other programs, or work on fewer runs at once ({}), then run again",
-        (Param("runs", (Placeholder("NAME"),)),),
-    ),
-    errno.EFBIG: (
-        "file too large: {where}",
-        "the file system or a limit (ulimit -f) caps file sizes; write to another disk",
-        (),
-    ),
-    errno.ENAMETOOLONG: ("file name too long: {where}", "choose a shorter path", ()),
-}
-# The same problems as DuckDB words them inside its own exceptions.
-_DUCKDB_WORDS: tuple[tuple[str, int], ...] = (
-    ("no space left on device", errno.ENOSPC),
-    ("disk quota exceeded", errno.EDQUOT),
-    ("permission denied", errno.EACCES),
-    ("read-only file system", errno.EROFS),
-    ("too many open files", errno.EMFILE),
-    ("input/output error", errno.EIO),
-    ("out of memory", errno.ENOMEM),
-)
-_QUOTED_FILE = re.compile(r'file "([^"]+)"')
-
-
-def _host(code: int, where: str | None, detail: str | None = None) -> HostError | None:
-    found = _HOST_PROBLEMS.get(code)
-    if found is None:
-        return None
-    place = where or "standard output"
-    problem, hint, parts = found
-    said = problem.format(where=place) + (f" ({detail})" if detail else "")
-    return HostError(said, Remedy(hint.replace("{where}", _literal(place)), parts), value=place)
-
-
-def host_error(err: BaseException) -> HostError | None:
-    """The environment problem behind `err` (an OSError, or a DuckDB error that reports one),
-    or None when `err` is something else (then it may well be a bug)."""
-    if isinstance(err, OSError) and err.errno is not None:
-        where = err.filename if isinstance(err.filename, str) else None
-        return _host(err.errno, where)
-    if type(err).__module__.split(".")[0] in ("duckdb", "_duckdb"):
-        text = str(err)
-        lowered = text.lower()
-        for words, code in _DUCKDB_WORDS:
-            if words in lowered or (code == errno.ENOMEM and "OutOfMemory" in type(err).__name__):
-                quoted = _QUOTED_FILE.search(text)
-                return _host(code, quoted[1] if quoted else "the database", text)
-    return None

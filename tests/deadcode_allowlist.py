@@ -11,6 +11,7 @@ _.collect_batches
 _.cancel_batch
 _.audit_pairs
 _.raise_for_floors
+_.odd_lines
 # The JSON report's pydantic fields (docs/report.schema.json is generated from them).
 _.ppi
 _.ppi_reason

@@ -28,7 +28,9 @@ ROUTES = [
 @dataclass(frozen=True)
 class LineFault:
     """A scripted per-line fault: `error` (an error object in the error file), `missing` (no
-    line at all) or `corrupt` (a line in the output file that is not JSON)."""
+    line at all), `corrupt` (a line in the output file that is not JSON), `again` (answered
+    twice: the second answer's grade is `code`) or `stray` (answered, plus a line for the
+    custom_id `code`, which was never sent)."""
 
     kind: str
     code: str = "server_error"

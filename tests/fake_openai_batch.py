@@ -13,7 +13,8 @@ Each input line is answered exactly as tests/fake_openai.py answers the same cha
 same `reply` function, default `default_reply`: the grade from a `[[grade=N]]` mark in the
 passage, same token counts), so batch and online runs of the same pairs get the same grades.
 A `Reply` with a status other than 200 becomes a non-200 line in the error file; `fault` scripts
-per-line faults (an error object, a missing line, a corrupt line). Every request is counted per
+per-line faults (an error object, a missing line, a corrupt line, a line answered twice, a
+line for a custom_id never sent). Every request is counted per
 route (`counts`), and every answered passage in `by_passage`, so tests can assert exact numbers.
 `hold(route)` keeps the answer to the next request of a route back after the server has acted
 on it (a batch created, a file stored), so a test can kill its client at exactly that point.
@@ -309,7 +310,7 @@ class FakeBatchAPI:
             return "missing", b""
         if fault is not None and fault.kind == "corrupt":
             return "corrupt", b'{"id": "batch_req_x", "custom_id": "' + custom_id.encode()
-        if fault is not None:
+        if fault is not None and fault.kind not in ("again", "stray"):
             return "error", line_json(
                 batch, n, custom_id, None, {"code": fault.code, "message": fault.message}
             )
@@ -331,7 +332,24 @@ class FakeBatchAPI:
                 {"status_code": reply.status, "request_id": f"req_{batch.id}_{n}", "body": error},
                 None,
             )
-        content = reply.content or ""
+        text = self._answered(batch, n, custom_id, body, prompt, reply.content or "")
+        if fault is not None and fault.kind == "again":  # the same line answered twice
+            second = f"Weighed once more.\n##final score: {fault.code}"
+            text += b"\n" + self._answered(batch, n, custom_id, body, prompt, second)
+        elif fault is not None and fault.kind == "stray":  # a line for an id never sent
+            text += b"\n" + self._answered(batch, n, fault.code, body, prompt, reply.content or "")
+        return "ok", text
+
+    def _answered(
+        self,
+        batch: FakeBatch,
+        n: int,
+        custom_id: str,
+        body: dict[str, Any],
+        prompt: str,
+        content: str,
+    ) -> bytes:
+        """The output line of a chat completion that answered `content`."""
         prompt_tokens, completion_tokens = self.usage or (
             max(1, len(prompt) // 4),
             max(1, len(content) // 4),
@@ -354,7 +372,7 @@ class FakeBatchAPI:
                 "total_tokens": prompt_tokens + completion_tokens,
             },
         }
-        return "ok", line_json(
+        return line_json(
             batch,
             n,
             custom_id,

@@ -146,9 +146,26 @@ def test_dataframes_are_ingested_and_checked_like_files(tmp_path: Path) -> None:
         )
     with pytest.raises(jp.errors.InputError, match="DataFrame has no rows"):
         db.ingest_run(pl.DataFrame({"qid": [], "doc_id": [], "score": []}), name="bm25")
-    with pytest.raises(jp.errors.UsageError, match="no file name to take the run name") as no:
+    with pytest.raises(jp.errors.UsageError, match="no file name to take the run name"):
         db.ingest_run(pl.DataFrame({"qid": ["q1"], "doc_id": ["d1"], "score": [1.0]}))
-    assert no.value.hint == "name it, e.g. ingest_run(df, name='bm25')"
     with pytest.raises(jp.errors.UsageError, match=r"cannot ingest a builtins\.list"):
         db.ingest_queries([("q1", "text")])  # type: ignore[arg-type]
     assert db.runs().equals(before)
+
+
+def test_a_dataframe_without_a_labeller_or_a_name_says_how_to_give_one(tmp_path: Path) -> None:
+    """Issue 22.11: the refusal's message (what a traceback shows) names the parameter."""
+    import polars as pl
+
+    db = jp.open(tmp_path / "api.duckdb")
+    labels = pl.DataFrame({"qid": ["q1"], "doc_id": ["d1"], "grade": [2]})
+    with pytest.raises(jp.errors.UsageError) as caught:
+        db.ingest_qrels(labels)
+    assert str(caught.value) == (
+        "a DataFrame has no file name to take the labeller from: give it with labeller=NAME"
+    )
+    assert caught.value.hint == 'e.g. db.ingest_qrels(df, labeller="assessors-2024")'
+    assert db.ingest_qrels(labels, labeller="assessors-2024").labels == 1
+    with pytest.raises(jp.errors.UsageError, match=r"give it with name=NAME") as run:
+        db.ingest_run(pl.DataFrame({"qid": ["q1"], "doc_id": ["d1"], "score": [1.0]}))
+    assert run.value.hint == 'e.g. db.ingest_run(df, name="bm25")'

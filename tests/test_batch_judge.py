@@ -424,3 +424,58 @@ def test_the_library_refuses_options_a_batch_does_not_take(store: Store) -> None
 
     with pytest.raises(jp.errors.UsageError, match="unknown batch option"):
         jp.open(store.path).submit_batch(MODEL, concurrency=4)
+
+
+def _twice_and_strays(custom_id: str, request: FakeRequest) -> LineFault | None:
+    if "Water boils" in request.passage:  # c1, grade 3: answered again with 1
+        return LineFault("again", "1")
+    if "Salt water" in request.passage:  # c5 and c6 (one request), grade 2: again with 2
+        return LineFault("again", "2")
+    if "Hamlet" in request.passage:  # c7: answered, plus a line for an id never sent
+        return LineFault("stray", "jp-never-sent-1")
+    return None
+
+
+@pytest.mark.slow
+def test_answers_that_disagree_stay_holes_and_odd_lines_are_counted(store: Store, cli: Cli) -> None:
+    """Issue 22.7: a custom_id answered twice with different grades kept the first silently,
+    and a line for a custom_id never sent was ignored without a word."""
+    with FakeBatchAPI(fault=_twice_and_strays, polls_validating=0, polls_in_progress=0) as fake:
+        assert cli(*batch(fake, "--batch")).code == 0
+        done = cli(*batch(fake, "--batch-collect", "--wait", "--poll", "0.01"))
+    assert done.code == 4, done.err
+    assert "1 of 7 pairs collected failed and are still holes (1 conflicting_answers)" in done.err
+    assert (
+        "failed: 1 pairs: conflicting_answers: answered 2 times with different grades (1, 3): "
+        "kept as a hole, not a choice"
+    ) in done.out
+    assert "output lines for custom_ids these batches never sent: 1 (jp-never-sent-1)" in done.out
+    assert "output lines repeating a request already answered: 2" in done.out
+    assert "requests answered with different grades: 1; their pairs stay holes" in done.out
+    found = {d: (s, g) for d, s, g, _, _ in labels(store)}
+    assert found == {
+        "c1": ("error", None),  # 3 or 1: neither is chosen
+        "c2": ("ok", 2),
+        "c3": ("ok", 1),
+        "c5": ("ok", 2),  # the same grade twice: kept once
+        "c6": ("ok", 2),
+        "c7": ("ok", 3),
+        "c10": ("ok", 3),
+        "c9": ("no_text", None),
+    }
+    notes = {d: n for d, _, _, _, n in labels(store)}
+    assert (notes["c1"] or "").startswith("conflicting_answers: answered 2 times")
+    assert re.search(r"^ok\s+6$", done.out, re.M) and re.search(r"^error\s+1$", done.out, re.M)
+
+
+def test_the_library_counts_odd_lines_of_a_batch(store: Store) -> None:
+    import judgepool as jp
+
+    db = jp.open(store.path)
+    with FakeBatchAPI(fault=_twice_and_strays, polls_validating=0, polls_in_progress=0) as fake:
+        db.submit_batch(MODEL, api_base=fake.api_base)
+        done = db.collect_batches(wait=True, poll=0.01)
+    assert done.odd_lines == {"unreadable": 0, "never_sent": 1, "repeated": 2, "conflicting": 1}
+    assert done.outcomes == {"ok": 6, "error": 1}
+    assert done.failures == {"conflicting_answers": 1}
+    assert isinstance(done.problem, jp.errors.HolesFailedError)

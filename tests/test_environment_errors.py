@@ -8,7 +8,10 @@ read-only bind mount. Tests that need a facility the machine lacks skip and say 
 
 from __future__ import annotations
 
+import errno
 import os
+import random
+import shlex
 import shutil
 import subprocess
 import sys
@@ -120,7 +123,87 @@ def test_database_on_a_full_disk(tmp_path: Path, write: Writer) -> None:
         ["unshare", "-m", "sh", "-c", script], capture_output=True, text=True, timeout=300
     )
     assert done.returncode != 0
-    said_what_to_do(done.stderr, "no space left")
+    said_what_to_do(done.stderr, "no space left", f"{disk}/eval.duckdb", f"tmpfs mounted at {disk}")
+
+
+def _on_a_small_disk(disk: Path, commands: list[str]) -> list[tuple[int, str]]:
+    """Run each `judgepool ...` command line (shell words) with a 256 kB tmpfs at `disk`."""
+    script = f"mount -t tmpfs -o size=256k tmpfs {disk}"
+    for i, command in enumerate(commands):
+        script += f"; {sys.executable} -m judgepool.ui.cli {command} 2>{disk.parent}/err{i}"
+        script += f"; echo $? >{disk.parent}/rc{i}"
+    done = subprocess.run(
+        ["unshare", "-m", "sh", "-c", script], capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr
+    folder = disk.parent
+    return [
+        (int((folder / f"rc{i}").read_text()), (folder / f"err{i}").read_text())
+        for i in range(len(commands))
+    ]
+
+
+def test_a_full_disk_names_the_file_and_the_device_that_filled(
+    store: Store, tmp_path: Path, write: Writer
+) -> None:
+    """Issue 22.6: the database's disk filled while staging passages (pyarrow names no file)
+    and an export filled its disk (a file object names none): each said "no space left on the
+    device of standard output" while standard output was a pipe with room."""
+    private_mounts()
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    rng = random.Random(7)  # text that does not compress: the staged Parquet fills the disk
+    docs = write(
+        "docs.jsonl",
+        "".join(
+            f'{{"doc_id": "d{i}", "text": "{rng.randbytes(150).hex()}"}}\n' for i in range(3000)
+        ),
+    )
+    qrels = write("big-qrels.txt", "".join(f"q{i} 0 d{i}-{'x' * 60} 1\n" for i in range(8000)))
+    assert (
+        subprocess.run(
+            [sys.executable, "-m", "judgepool.ui.cli", "ingest", "qrels", str(qrels)],
+            capture_output=True,
+        ).returncode
+        == 0
+    )
+    (docs_code, docs_err), (export_code, export_err), (out_code, out_err) = _on_a_small_disk(
+        disk,
+        [
+            f"--db {disk / 'eval.duckdb'} ingest docs {docs}",
+            f"--db {store.path} export qrels -o {disk / 'qrels-out.txt'}",
+            f"--db {store.path} export qrels >{disk / 'redirected.txt'}",
+        ],
+    )
+    device = f"tmpfs mounted at {disk}: 262.1 kB"
+    assert docs_code == 1 and "standard output" not in docs_err
+    said_what_to_do(docs_err, "no space left on the device of", f"{disk}/", device)
+    assert export_code == 1 and "standard output" not in export_err
+    said_what_to_do(export_err, f"device of {disk / 'qrels-out.txt'}", device)
+    # Standard output is named when it is the one on the full disk, with its file.
+    assert out_code == 1
+    said_what_to_do(out_err, "device of standard output", str(disk / "redirected.txt"), device)
+
+
+def test_a_full_disk_that_names_no_file_blames_no_one_by_mistake(tmp_path: Path) -> None:
+    """An ENOSPC that names no file, with standard output a pipe with room: judgepool says
+    the system named no file and gives the database's device, instead of "standard output"."""
+    from judgepool.host import host_error
+
+    database = tmp_path / "eval.duckdb"
+    read_end, write_end = os.pipe()
+    saved = os.dup(1)
+    try:
+        os.dup2(write_end, 1)
+        found = host_error(OSError(errno.ENOSPC, "No space left on device"), places=[database])
+    finally:
+        os.dup2(saved, 1)
+        for fd in (saved, read_end, write_end):
+            os.close(fd)
+    assert found is not None
+    assert "standard output" in found.what and "not on a full disk" in found.what
+    assert "a file the system did not name" in found.what
+    assert f"the database {database} is on " in found.what and " free now" in found.what
 
 
 def test_read_only_file_system(store: Store, tmp_path: Path) -> None:
@@ -148,3 +231,38 @@ def test_a_closed_pipe_is_not_a_bug(store: Store) -> None:
         os.close(write_end)
     assert code != 0
     assert "bug" not in err and "Traceback" not in err and "Exception" not in err, err
+
+
+def test_a_full_disk_under_the_offline_judges_cache_is_no_bug(tmp_path: Path) -> None:
+    """The demo on a nearly full disk: storing the offline judge's embeddings failed with
+    SQLite's "database or disk is full", reported as "a bug in judgepool"."""
+    private_mounts()
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    code = (
+        "import numpy as np\n"
+        "from judgepool.host import host_error\n"
+        "from judgepool.judge.offline.embeddings import EmbeddingCache\n"
+        f"cache = EmbeddingCache({str(disk / 'emb')!r})\n"
+        "rows = {f'h{i}': np.ones(384, dtype=np.float32) * i for i in range(2000)}\n"
+        "try:\n"
+        "    cache.store('m', rows)\n"
+        "except OSError as err:\n"
+        "    print(host_error(err))\n"
+    )
+    script = f"mount -t tmpfs -o size=256k tmpfs {disk} && {sys.executable} -c {shlex.quote(code)}"
+    done = subprocess.run(
+        ["unshare", "-m", "sh", "-c", script], capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr
+    said = done.stdout.strip()
+    assert said.startswith(f"disk full: no space left on the device of {disk / 'emb'} (tmpfs"), said
+
+
+def test_sqlites_full_disk_is_said_as_a_full_disk(tmp_path: Path) -> None:
+    import sqlite3
+
+    from judgepool.host import host_error
+
+    found = host_error(sqlite3.OperationalError("database or disk is full"), places=[tmp_path])
+    assert found is not None and found.what.startswith("disk full: no space left on the device")

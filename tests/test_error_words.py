@@ -19,10 +19,10 @@ from judgepool.errors import (
     Param,
     Placeholder,
     UsageError,
-    host_error,
     library_words,
     remedy,
 )
+from judgepool.host import host_error
 from judgepool.reports.command_line import cli_words, command_line
 from judgepool.ui.reporting import on_the_command_line
 from tests.conftest import CliResult

@@ -165,3 +165,42 @@ def test_a_database_of_an_older_schema_gains_the_tables(tmp_path: Path) -> None:
     assert Store(path).schema_version() == SCHEMA_VERSION
     database.set_floors({"nDCG@10": 0.5})
     assert database.floors()["measure"].to_list() == ["nDCG@10"]
+
+
+@pytest.mark.parametrize(
+    ("spec", "said"),
+    [
+        ("nDCG@10=1.5", "would fail every run"),
+        ("nDCG@10=-0.5", "would never fail"),
+        ("R(rel=3)@10=1.01", "would fail every run"),
+        ("P@5=2", "would fail every run"),
+        ("AP=-0.1", "would never fail"),
+        ("nR@10=1.5", "would fail every run"),
+    ],
+)
+def test_a_floor_outside_the_measures_range_is_refused(
+    db: None, cli: Cli, spec: str, said: str
+) -> None:
+    """Issue 22.5: a floor above the range fails every run for ever, one below never fails."""
+    done = cli("floors", "set", spec)
+    assert done.code == 2, done.out
+    assert "outside the values it can take ([0, 1])" in done.err and said in done.err
+    assert "give a value in [0, 1]" in done.err and "--from RUN" in done.err
+    assert current_floors(Store()) == []
+
+
+def test_a_floor_must_be_a_finite_number_in_range(db: None, cli: Cli) -> None:
+    for spec in ("nDCG@10=nan", "nDCG@10=inf", "NumRet=-1"):
+        done = cli("floors", "set", spec)
+        assert done.code == 2, spec
+    assert "not a finite number" in cli("floors", "set", "P@5=nan").err
+    assert "(0 or more)" in cli("floors", "set", "NumRet=-1").err  # a count has no upper end
+    # The ends of the range are floors a run can meet (1.0: only a perfect ranking passes).
+    assert cli("floors", "set", "nDCG@10=1", "P@5=0", "NumRet=5").code == 0
+    assert _values() == {"nDCG@10": 1.0, "P@5": 0.0, "NumRet": 5.0}
+    database = jp.open()
+    with pytest.raises(jp.errors.UsageError, match=r"outside the values it can take") as caught:
+        database.set_floors({"MAP": 1.01})
+    assert caught.value.hint is not None
+    assert 'db.set_floors(["AP"], from_run=RUN)' in caught.value.hint
+    assert _values() == {"nDCG@10": 1.0, "P@5": 0.0, "NumRet": 5.0}  # nothing was changed

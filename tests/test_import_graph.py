@@ -3,7 +3,7 @@ below it, and no import cycle exists anywhere, counting imports inside functions
 TYPE_CHECKING too (an `if TYPE_CHECKING` import is still a dependency a reader must follow).
 
     errors, defaults          the bottom: import nothing of judgepool
-    stats                     numerics (errors only)
+    stats, host               numerics; the machine's refusals (errors only)
     pooling                   io <- store <- pools, rankings, ingest, audit data
     judge, metrics            each on pooling; neither imports the other
     reports                   rendering of metrics' results
@@ -22,6 +22,7 @@ LAYERS = {
     "errors": 0,
     "defaults": 0,
     "stats": 1,
+    "host": 1,  # the machine's refusals (disk full ...), on errors
     "pooling": 2,
     "judge": 3,
     "metrics": 3,

@@ -287,3 +287,19 @@ def test_a_parquet_run_given_to_ingest_qrels_is_sent_to_ingest_run(
     path = _parquet(tmp_path / "run.parquet", {"qid": ["q1"], "doc_id": ["d1"], "score": [1.0]})
     message = refused(cli, db, "qrels", path)
     assert "this looks like a run file" in message and "judgepool ingest run" in message
+
+
+@pytest.mark.parametrize("kind", ["qrels", "queries", "docs"])
+def test_a_parquet_file_with_no_rows_is_not_sent_to_another_command(
+    db: Path, cli: Cli, tmp_path: Path, kind: str
+) -> None:
+    """Issue 22.11: a 0-row Parquet given to `ingest qrels` was told it "looks like a run file"
+    (whose command then refuses it for having no rows). It is said as it is: Parquet is not a
+    qrels format, and this file has no rows."""
+    import pyarrow as pa
+
+    empty = pa.array([], pa.string())
+    path = _parquet(tmp_path / "empty.parquet", {"qid": empty, "doc_id": empty, "score": empty})
+    message = refused(cli, db, kind, path)
+    assert "looks like" not in message and "judgepool ingest run" not in message
+    assert f"a Parquet file is not one of the {kind} formats (and this one has no rows)" in message

@@ -23,6 +23,7 @@ from tests.fake_reasoning import reasoned
 from tests.judge_fixtures import collection_copy
 
 Cli = Callable[..., CliResult]
+PROMPTS = Path(jp.__file__).parent / "judge" / "prompts"
 
 
 @pytest.fixture
@@ -168,3 +169,66 @@ def test_the_library_renders_the_same_prompt(store: Store, cli: Cli) -> None:
     assert [t.name for t in jp.templates()] == ["relevance-v1"]
     with pytest.raises(jp.errors.UsageError, match="unknown prompt option"):
         db.render_prompt("q1", "c1", depth=3)
+
+
+SECRET = "root:$6$s3cr3tHASHnobodyMaySee:19000:0:99999:7:::"
+
+
+def test_a_template_is_read_from_the_path_the_user_names(
+    store: Store, cli: Cli, tmp_path: Path
+) -> None:
+    """Issue 22.8: `evil.tmpl` and `./evil.tmpl` (both existing) were rejected as "unknown
+    template" while `/abs/path` was read. The rule: a value with a separator or a suffix is a
+    path; a bare name is a packaged template."""
+    own = (PROMPTS / "relevance-v1.txt").read_text(encoding="utf-8")
+    (tmp_path / "mine.tmpl").write_text(own.replace("relevance-v1", "mine-v1"), encoding="utf-8")
+    (tmp_path / "prompts").mkdir()
+    (tmp_path / "prompts" / "mine").write_text(own, encoding="utf-8")  # no suffix, a folder
+    for given in ("mine.tmpl", "./mine.tmpl", str(tmp_path / "mine.tmpl")):
+        found = rendered(cli, "q1", "c1", "--template", given)
+        assert found["template"]["version"] == "mine-v1", given
+    assert rendered(cli, "q1", "c1", "--template", "prompts/mine")["template"]["name"] == "mine"
+    assert cli("prompt", "show", "./mine.tmpl").out.startswith("# judgepool")
+    (tmp_path / "relevance-v1").write_text("not a template\n", encoding="utf-8")
+    packaged = rendered(cli, "q1", "c1", "--template", "relevance-v1")  # a bare name
+    assert packaged["template"]["hash"] == load_template("relevance-v1").hash
+    (tmp_path / "mine").write_text(own, encoding="utf-8")
+    bare = cli("prompt", "render", "--qid", "q1", "--doc", "c1", "--template", "mine")
+    assert bare.code == 2 and "unknown template 'mine'" in bare.err
+    assert "for the file mine here: ./mine" in bare.err
+    missing = cli("prompt", "show", "gone.tmpl")
+    assert missing.code == 2 and "no template file at gone.tmpl: it does not exist" in missing.err
+    assert "not a regular file" in cli("prompt", "show", str(tmp_path)).err
+
+
+def test_no_template_error_echoes_what_the_file_holds(
+    store: Store, cli: Cli, tmp_path: Path
+) -> None:
+    """Issue 22.8: `--template /etc/shadow` printed the file's first line in its error."""
+    shadow = tmp_path / "shadow"
+    shadow.write_text(SECRET + "\n" + SECRET + "\n", encoding="utf-8")
+    binary = tmp_path / "blob.tmpl"
+    binary.write_bytes(b"# version: x\n\xff\xfe" + SECRET.encode())
+    huge = tmp_path / "huge.txt"
+    huge.write_text("# version: x\n" + SECRET * 40_000, encoding="utf-8")
+    sections = tmp_path / "sections.txt"
+    sections.write_text(f"# version: x\n[system]\n{SECRET}\n[system]\n{SECRET}\n")
+    said = {
+        str(shadow): "line 1: text before the first section",
+        str(binary): "line 2: not UTF-8 text",
+        str(huge): "too large for a template",
+        str(sections): "line 4: section [system] appears twice",
+    }
+    for path, problem in said.items():
+        for verb in (("show", path), ("render", "--qid", "q1", "--doc", "c1", "--template", path)):
+            result = cli("prompt", *verb)
+            assert result.code == 2 and problem in result.err, (verb, result.err)
+            assert "s3cr3t" not in result.err + result.out, verb
+    with pytest.raises(jp.errors.UsageError) as caught:
+        load_template(str(shadow))
+    assert "s3cr3t" not in f"{caught.value} {caught.value.hint}"
+
+
+def test_packaged_names_hold_no_dot_so_no_file_name_is_taken_for_one() -> None:
+    names = [p.stem for p in PROMPTS.glob("*.txt")]
+    assert names and all("." not in n and "/" not in n for n in names)

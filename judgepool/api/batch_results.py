@@ -83,6 +83,20 @@ class BatchCollection:
         return dict(self.result.failures)
 
     @property
+    def odd_lines(self) -> dict[str, int]:
+        """Output lines that were not one answer per request sent: `unreadable` (not JSON, no
+        custom_id), `never_sent` (a custom_id no batch sent: ignored), `repeated` (a request
+        answered again) and `conflicting` (requests answered with different grades: their
+        pairs stay holes, `failures["conflicting_answers"]`)."""
+        found = self.result
+        return {
+            "unreadable": found.unreadable,
+            "never_sent": len(found.unknown),
+            "repeated": found.repeated,
+            "conflicting": found.conflicts,
+        }
+
+    @property
     def cost(self) -> float | None:
         """USD of the answers collected, at batch price; None when some answer's price is
         unknown (`result.unpriced` counts them, `result.cost` sums the others)."""

@@ -17,7 +17,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
-from judgepool.errors import InputError, UsageError
+from judgepool.errors import Call, InputError, Param, UsageError, remedy
+from judgepool.host import naming
 
 ORIGIN = "DataFrame"
 T = TypeVar("T")
@@ -43,10 +44,11 @@ def _written(frame: Any, suffix: str) -> Iterator[Path]:
         path = Path(folder) / f"dataframe{suffix}"
         if frame.height == 0:
             raise InputError(ORIGIN, "the DataFrame has no rows", hint="give at least one row")
-        if suffix == ".parquet":
-            frame.write_parquet(path)
-        else:
-            frame.write_ndjson(path)
+        with naming(path):  # polars' errors name no file: a full disk must say which
+            if suffix == ".parquet":
+                frame.write_parquet(path)
+            else:
+                frame.write_ndjson(path)
         yield path
 
 
@@ -61,10 +63,15 @@ def from_frame(frame: Any, suffix: str, ingest: Callable[[Path], T]) -> T:
             raise InputError(ORIGIN, problem, err.line, err.remedy, unit="row") from None
 
 
-def needs(value: str | None, what: str, example: str) -> str:
-    """A name a DataFrame cannot supply itself (a file has its name; a frame has none)."""
+def needs(value: str | None, what: str, param: Param, example: Call) -> str:
+    """A name a DataFrame cannot supply itself (a file has its name; a frame has none). The
+    message itself says which parameter gives it: a traceback shows the message, not the hint."""
     if value is None:
         raise UsageError(
-            f"a DataFrame has no file name to take the {what} from", f"name it, e.g. {example}"
+            remedy(
+                f"a DataFrame has no file name to take the {what} from: give it with {{}}",
+                param,
+            ),
+            remedy("e.g. {}", example),
         )
     return value

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, TypeGuard
 from judgepool.api.frames import ORIGIN, Source, frame_of, from_frame, needs
 from judgepool.api.store import Store
 from judgepool.defaults import LEVEL, Level
+from judgepool.errors import Call, Param, Placeholder
 from judgepool.pooling import ingest_labels as labels_in
 from judgepool.pooling import ingest_runs as runs_in
 from judgepool.pooling import ingest_texts as texts_in
@@ -87,7 +88,8 @@ def ingest_qrels(
     if _is_file(src):
         return labels_in.ingest_qrels(store, Path(src), level, labeller, format)
     frame = frame_of(src)
-    who = needs(labeller, "labeller", "ingest_qrels(df, labeller='assessors-2024')")
+    example = Call.of("ingest_qrels", Placeholder("df"), labeller="assessors-2024")
+    who = needs(labeller, "labeller", Param("labeller", Placeholder("NAME")), example)
     return from_frame(
         frame, ".jsonl", lambda p: labels_in.ingest_qrels(store, p, level, who, "jsonl", ORIGIN)
     )
@@ -106,7 +108,8 @@ def ingest_run(
     if _is_file(src):
         return runs_in.ingest_run(store, Path(src), name, format)
     frame = frame_of(src)
-    run = needs(name, "run name", "ingest_run(df, name='bm25')")
+    example = Call.of("ingest_run", Placeholder("df"), name="bm25")
+    run = needs(name, "run name", Param("name", Placeholder("NAME")), example)
     return from_frame(
         frame, ".parquet", lambda p: runs_in.ingest_run(store, p, run, "parquet", ORIGIN)
     )

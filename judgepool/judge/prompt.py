@@ -1,6 +1,7 @@
 """Prompt templates: load a versioned template file, hash it, and render a (query, passage) pair.
 
-A template is a text file (judge/prompts/<name>.txt, or any path): `# key: value` header lines
+A template is a text file (judge/prompts/<name>.txt, or any path: a value with a `/` or a
+suffix is a path, a bare name a packaged template, `template_path`): `# key: value` header lines
 (`version` is required), then a `[system]` and a `[user]` section. The user section holds the
 placeholders `{{query}}` and `{{passage}}` once each, between fence lines. The hash of the whole
 file goes into every label's provenance and every cache key, so editing a template (even its
@@ -14,6 +15,7 @@ the *normalised* texts, the same texts the cache key is built from, and breaks u
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -73,10 +75,10 @@ def _parse(text: str, name: str, source: str) -> Template:
             sections[current].append(line)
         elif (found := _HEADER.match(stripped)) is not None:
             header[found.group(1).lower()] = found.group(2)
-        elif stripped and not stripped.startswith("#"):
+        elif stripped and not stripped.startswith("#"):  # its text is not echoed: any file
             raise UsageError(
-                f"template {source}, line {number}: text before the first section: "
-                f"{stripped[:60]!r}",
+                f"template {source}, line {number}: text before the first section (is it a "
+                "template file?)",
                 "start the template with '# version: NAME' header lines, then [system] and [user]",
             )
     version = header.get("version", "")
@@ -107,19 +109,72 @@ def _parse(text: str, name: str, source: str) -> Template:
 PROMPTS_DIR = Path(__file__).resolve().parent / "prompts"
 
 
+MAX_TEMPLATE_BYTES = 1_000_000  # a template is a page of text; a larger file is not one
+
+
+def template_path(name_or_path: str) -> Path | None:
+    """The file `name_or_path` names, or None when it is a packaged template's name.
+
+    The rule: a value with a path separator (`./mine.txt`, `prompts/mine`, `/abs/mine.tmpl`) or a
+    suffix (`mine.txt`, `evil.tmpl`) is a path, read from the file system as it stands; a bare
+    name (`relevance-v1`: no separator, no dot) is a packaged template. Packaged names never
+    hold a dot, so no file name can be mistaken for one (`./relevance-v1` is the file)."""
+    separators = [sep for sep in ("/", os.sep, os.altsep) if sep]
+    if any(sep in name_or_path for sep in separators) or Path(name_or_path).suffix:
+        return Path(name_or_path)
+    return None
+
+
+def _read_file(path: Path) -> str:
+    """The template file's text. Refused when missing, not a regular file, too large or not
+    UTF-8; no error says what the file holds (it may be anyone's file)."""
+    if not path.is_file():
+        what = "it is not a regular file" if path.exists() else "it does not exist"
+        raise UsageError(
+            f"no template file at {path}: {what}",
+            "give the path of a template file (a packaged template's text, edited, is one), or "
+            f"a packaged template's name: {', '.join(packaged_names())}",
+            value=str(path),
+        )
+    size = path.stat().st_size
+    if size > MAX_TEMPLATE_BYTES:
+        raise UsageError(
+            f"template file {path} is {size:,} bytes: too large for a template "
+            f"(at most {MAX_TEMPLATE_BYTES:,})",
+            "give the path of a template file (a packaged template's text, edited, is one)",
+            value=str(path),
+        )
+    data = path.read_bytes()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        line = data[: err.start].count(b"\n") + 1
+        raise UsageError(
+            f"template file {path}, line {line}: not UTF-8 text (is it a template file?)",
+            "save the template as UTF-8 text",
+            value=str(path),
+        ) from None
+
+
+def packaged_names() -> list[str]:
+    """The names of the packaged templates."""
+    return sorted(p.stem for p in PROMPTS_DIR.glob("*.txt"))
+
+
 def load_template(name_or_path: str = DEFAULT_TEMPLATE) -> Template:
-    """A packaged template by name (`relevance-v1`), or a template file by path."""
-    path = Path(name_or_path)
-    if path.suffix == ".txt" or path.parent != Path("."):
-        if not path.is_file():
-            raise UsageError(f"no template file {path}", "give a packaged name or an existing file")
-        return _parse(path.read_text(encoding="utf-8"), path.stem, str(path))
+    """A packaged template by name (`relevance-v1`), or a template file by path (the rule:
+    `template_path`)."""
+    path = template_path(name_or_path)
+    if path is not None:
+        return _parse(_read_file(path), path.stem, str(path))
     packaged = PROMPTS_DIR / f"{name_or_path}.txt"
     if not packaged.is_file():
-        known = sorted(p.stem for p in PROMPTS_DIR.glob("*.txt"))
+        local = Path(name_or_path).is_file()
         raise UsageError(
             f"unknown template {name_or_path!r}",
-            f"use one of {', '.join(known)} or the path of a template file",
+            f"use one of {', '.join(packaged_names())}, or a template file's path"
+            + (f" (for the file {name_or_path} here: ./{name_or_path})" if local else ""),
+            value=name_or_path,
         )
     text = packaged.read_text(encoding="utf-8")
     return _parse(text, name_or_path, f"judge/prompts/{packaged.name}")
@@ -134,7 +189,7 @@ def template_text(name_or_path: str = DEFAULT_TEMPLATE) -> tuple[Template, str]:
     """A template and its file's text, as it is hashed (what `judgepool prompt show` prints: a
     copy of it, edited and given a new version, is a template of one's own)."""
     loaded = load_template(name_or_path)
-    path = Path(name_or_path)
-    if not (path.suffix == ".txt" or path.parent != Path(".")):
-        path = PROMPTS_DIR / f"{name_or_path}.txt"
-    return loaded, path.read_text(encoding="utf-8")
+    path = template_path(name_or_path)
+    if path is None:
+        return loaded, (PROMPTS_DIR / f"{name_or_path}.txt").read_text(encoding="utf-8")
+    return loaded, _read_file(path)

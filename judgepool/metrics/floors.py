@@ -16,6 +16,7 @@ that run is under the gate, unless forced.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -40,6 +41,7 @@ from judgepool.metrics.gate import (
     under_gate,
 )
 from judgepool.metrics.measures import parse_measure
+from judgepool.metrics.ranges import value_range
 from judgepool.metrics.spec import EvalSpec
 from judgepool.pooling.store import floors as stored
 from judgepool.pooling.store.connection import Store
@@ -66,6 +68,33 @@ def _gate_refused(ev: EvaluationFigures, run: str, gate: float) -> RefusedRun | 
         [run], {run: s.judged_exact}, {run: s.holes}, gate, {run: s.missing}, len(ev.qids)
     )
     return found[0] if found else None
+
+
+def check_floor_value(measure: str, value: float) -> None:
+    """Refuse a floor no run can meet (above the measure's range) or no run can break (below
+    it), and one that is not a finite number: either way the floor would check nothing."""
+    known = value_range(parse_measure(measure))
+    within = "" if known is None else f" {known.phrase}"
+    example = f"{measure}={1 if known is not None and known.high is None else 0.5}"
+    finite = isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+    if not finite:
+        raise UsageError(
+            f"a floor of {value!r} for {measure} is not a finite number",
+            f"give a number{within}, e.g. {example}",
+            value=value,
+        )
+    if known is None or value in known:
+        return
+    raise UsageError(
+        f"a floor of {value:g} for {measure} is outside the values it can take ({known}): "
+        f"it would {'never fail' if value < known.low else 'fail every run'}; nothing was changed",
+        remedy(
+            f"give a value{within}, e.g. {example.replace('{', '{{').replace('}', '}}')}, or "
+            "take a run's current mean: {}",
+            Call.of("set_floors", (measure,), from_run=Placeholder("RUN")),
+        ),
+        value=value,
+    )
 
 
 _SPEC = Placeholder("MEASURE=VALUE")
@@ -97,6 +126,9 @@ def set_floors(
     check_gate(gate)
     items = floors.items() if isinstance(floors, Mapping) else map(parse_floor, floors)
     wanted = [(str(parse_measure(m)), v) for m, v in items]
+    for measure, value in wanted:
+        if value is not None:
+            check_floor_value(measure, value)
     missing = [m for m, v in wanted if v is None]
     if missing and from_run is None:
         raise UsageError(

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from judgepool.errors import Param, UsageError, remedy
+from judgepool.host import naming
 from judgepool.pooling.io.formats import check_readable, detect_format
 from judgepool.pooling.io.query_files import read_group_file, read_queries
 from judgepool.pooling.io.readers import DocRow, iter_docs
@@ -138,6 +139,14 @@ def _stage_docs(path: Path, fmt: str, staged: Path) -> tuple[int, int, int]:
 
     total = without = parents = 0
     writer: pq.ParquetWriter | None = None
+
+    def stage(batch: list[DocRow]) -> None:
+        nonlocal writer
+        record = _doc_batch(batch)
+        with naming(staged):  # pyarrow's errors name no file: a full disk must say which
+            writer = writer or pq.ParquetWriter(staged, record.schema)
+            writer.write_batch(record)
+
     try:
         batch: list[DocRow] = []
         for row in iter_docs(path, fmt):
@@ -145,18 +154,15 @@ def _stage_docs(path: Path, fmt: str, staged: Path) -> tuple[int, int, int]:
             without += row.text is None
             parents += row.parent_id is not None
             if len(batch) >= _BATCH:
-                record = _doc_batch(batch)
-                writer = writer or pq.ParquetWriter(staged, record.schema)
-                writer.write_batch(record)
+                stage(batch)
                 total, batch = total + len(batch), []
         if batch:
-            record = _doc_batch(batch)
-            writer = writer or pq.ParquetWriter(staged, record.schema)
-            writer.write_batch(record)
+            stage(batch)
             total += len(batch)
     finally:
         if writer is not None:
-            writer.close()
+            with naming(staged):
+                writer.close()
     return total, without, parents
 
 

@@ -189,6 +189,21 @@ def per_query_rows(ev: EvaluationFigures) -> list[tuple[Any, ...]]:
     return rows
 
 
+def query_differences(
+    cmp: ComparisonFigures, candidate: str, measure: str
+) -> list[tuple[str, float]]:
+    """(qid, candidate - baseline) for each query the measure averages, the largest gain first
+    (ties by qid): the one order of the per-query charts, so the dashboard's and the HTML
+    report's read the same way."""
+    ev = cmp.evaluation
+    values, kept = ev.values[measure], ev.averaged[measure]
+    base, cand = ev.run_index(cmp.baseline), ev.run_index(candidate)
+    found = [
+        (qid, float(values[cand, i] - values[base, i])) for i, qid in enumerate(ev.qids) if kept[i]
+    ]
+    return sorted(found, key=lambda qd: (-qd[1], qd[0]))
+
+
 COMPARISON_HEADERS = (
     "level",
     "baseline",

@@ -17,6 +17,7 @@ from judgepool.errors import Param
 from judgepool.metrics.verdicts import CompareReport
 from judgepool.reports import sentences as t
 from judgepool.reports.command_line import command_line
+from judgepool.reports.data import query_differences
 from judgepool.reports.svg import delta_chart, runs_chart
 
 _CSS = """
@@ -82,6 +83,7 @@ def _deltas(report: CompareReport) -> list[str]:
     cmp = report.comparison
     if not cmp.deltas:
         return []
+    resamples, alpha = cmp.evaluation.resamples, cmp.alpha
     rows = [
         [
             d.candidate,
@@ -89,8 +91,8 @@ def _deltas(report: CompareReport) -> list[str]:
             str(d.n),
             t.signed(d.delta),
             t.interval(d.ci95, True),
-            t.num(d.p_holm, 4),
-            t.mark(d) + (" UNRELIABLE" if d.unreliable else ""),
+            t.p_value(d.p_holm, resamples, d.p, alpha),
+            t.significance(d) + (" UNRELIABLE" if d.unreliable else ""),
         ]
         for d in cmp.deltas
     ]
@@ -101,15 +103,9 @@ def _deltas(report: CompareReport) -> list[str]:
         _p(t.deltas_note(report)),
         "<h2>Per-query differences</h2>",
     ]
-    ev = cmp.evaluation
-    base = ev.run_index(cmp.baseline)
     for d in cmp.deltas:
-        mask = ev.averaged[d.measure]
-        row = ev.run_index(d.candidate)
-        diffs = ev.values[d.measure][row][mask] - ev.values[d.measure][base][mask]
-        qids = [q for q, kept in zip(ev.qids, mask, strict=True) if kept]
         title = f"{d.candidate} - {cmp.baseline}, {d.measure}, per query"
-        out.append(delta_chart(title, list(zip(qids, (float(x) for x in diffs), strict=True))))
+        out.append(delta_chart(title, query_differences(cmp, d.candidate, d.measure)))
     return out
 
 
@@ -117,6 +113,7 @@ def _groups(report: CompareReport) -> list[str]:
     groups = report.groups
     if groups is None:
         return []
+    resamples, alpha = report.comparison.evaluation.resamples, report.comparison.alpha
     rows = [
         [
             d.group,
@@ -125,8 +122,8 @@ def _groups(report: CompareReport) -> list[str]:
             str(d.n),
             t.signed(d.delta),
             t.interval(d.ci95, True),
-            t.num(d.p_holm, 4),
-            t.mark(d) + (" UNRELIABLE" if d.unreliable else ""),
+            t.p_value(d.p_holm, resamples, d.p, alpha),
+            t.significance(d) + (" UNRELIABLE" if d.unreliable else ""),
             "too small" if d.too_small else "",
         ]
         for d in groups.deltas

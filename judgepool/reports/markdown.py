@@ -52,6 +52,7 @@ def _runs(report: CompareReport) -> str:
 
 
 def _deltas(report: CompareReport) -> str:
+    resamples, alpha = report.comparison.evaluation.resamples, report.comparison.alpha
     rows = [
         [
             esc(d.candidate),
@@ -59,8 +60,8 @@ def _deltas(report: CompareReport) -> str:
             str(d.n),
             t.signed(d.delta),
             t.interval(d.ci95, True),
-            t.num(d.p_holm, 4),
-            t.mark(d) + (" UNRELIABLE" if d.unreliable else ""),
+            t.p_value(d.p_holm, resamples, d.p, alpha),
+            t.significance(d) + (" UNRELIABLE" if d.unreliable else ""),
         ]
         for d in report.comparison.deltas
     ]
@@ -72,6 +73,7 @@ def _groups(report: CompareReport) -> str:
     groups = report.groups
     if groups is None:
         return ""
+    resamples, alpha = report.comparison.evaluation.resamples, report.comparison.alpha
     rows = [
         [
             esc(d.group),
@@ -80,8 +82,8 @@ def _groups(report: CompareReport) -> str:
             str(d.n),
             t.signed(d.delta),
             t.interval(d.ci95, True),
-            t.num(d.p_holm, 4),
-            t.mark(d) + (" UNRELIABLE" if d.unreliable else ""),
+            t.p_value(d.p_holm, resamples, d.p, alpha),
+            t.significance(d) + (" UNRELIABLE" if d.unreliable else ""),
             "too small" if d.too_small else "",
         ]
         for d in groups.deltas

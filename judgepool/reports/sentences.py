@@ -7,6 +7,7 @@ so a report made twice from the same database and seed is the same byte for byte
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING
 
 from judgepool.errors import Param
@@ -56,19 +57,59 @@ def mark(d: Delta | GroupDelta) -> str:
     return "▲ better" if d.delta > 0 else "▼ worse"
 
 
-def _difference(d: Delta) -> str:
-    return f"{d.measure} ({signed(d.delta)} {interval(d.ci95, True)}, p(Holm) {num(d.p_holm, 4)})"
+def significance(d: Delta | GroupDelta) -> str:
+    """The "significant" cell: ▲ better, ▼ worse, `no`, or an en dash when nothing was tested
+    (a column of blanks reads as missing data)."""
+    if d.delta is None or d.p_holm is None:
+        return DASH
+    return mark(d) or "no"
 
 
-def verdict_reason(v: Verdict, baseline: str) -> str:
+def p_value(
+    p: float | None, resamples: int, raw: float | None = None, alpha: float | None = None
+) -> str:
+    """`0.0312`; `< 0.0001` when the test's own p (`raw`, the unadjusted p of which `p` is the
+    Holm-adjusted value; `p` itself when not given) is the floor of `resamples` sign flips,
+    1 / (resamples + 1), reached when no flip was as extreme: the p then only bounds the true
+    one from above, so it is said as a bound (rounded up), never as a measured value. Given the
+    `alpha` the p is held to, a p just under it keeps the digits that show it (`0.04998`, not
+    `0.0500` beside "significant: p < 0.05")."""
+    if p is None or math.isnan(p):
+        return DASH
+    test = p if raw is None else raw
+    if test < 1.0 / max(1, resamples):
+        return f"< {math.ceil(p * 10_000 - 1e-9) / 10_000:.4f}"
+    for digits in range(4, 10):
+        text = f"{p:.{digits}f}"
+        if alpha is None or (float(text) < alpha) == (p < alpha):
+            return text
+    return f"{p:.10f}"
+
+
+def in_order(pair: tuple[float | None, float | None]) -> tuple[float | None, float | None]:
+    """Two figures, the lower first: a mean with every hole counted grade 0 can be above the one
+    with every hole counted the top grade (holes counted relevant raise nDCG's ideal ranking and
+    recall's denominator), and `0.764 .. 0.757` reads as a mistake."""
+    low, high = pair
+    if low is not None and high is not None and high < low:
+        return high, low
+    return low, high
+
+
+def _difference(d: Delta, resamples: int, alpha: float) -> str:
+    p = p_value(d.p_holm, resamples, d.p, alpha)
+    return f"{d.measure} ({signed(d.delta)} {interval(d.ci95, True)}, p(Holm) {p})"
+
+
+def verdict_reason(v: Verdict, baseline: str, resamples: int, alpha: float) -> str:
     """Why a candidate got its verdict, in one clause."""
     if v.word == "no significant difference":
         return f"{v.candidate}: no significant difference from {baseline}"
     parts = []
     if v.better:
-        parts.append("better on " + "; ".join(_difference(d) for d in v.better))
+        parts.append("better on " + "; ".join(_difference(d, resamples, alpha) for d in v.better))
     if v.worse:
-        parts.append("worse on " + "; ".join(_difference(d) for d in v.worse))
+        parts.append("worse on " + "; ".join(_difference(d, resamples, alpha) for d in v.worse))
     return f"{v.candidate} is significantly " + ", ".join(parts)
 
 
@@ -91,7 +132,7 @@ def headline(report: CompareReport) -> tuple[str, list[str]]:
         words = "; ".join(f"{v.candidate}: {v.word}" for v in verdicts)
     if cmp.unreliable:
         words = f"UNRELIABLE {words}"
-    reasons = [verdict_reason(v, cmp.baseline) for v in verdicts]
+    reasons = [verdict_reason(v, cmp.baseline, ev.resamples, cmp.alpha) for v in verdicts]
     if cmp.unreliable:
         listing = "; ".join(describe(r, ev.k, cmp.gate) for r in cmp.refused)
         reasons.append(f"forced past the judged@{ev.k} gate of {cmp.gate:g}: {listing}")
@@ -148,8 +189,9 @@ def deltas_note(report: CompareReport) -> str:
     tests = sum(1 for d in cmp.deltas if d.p is not None)
     return (
         "delta = candidate - baseline over the same queries; 95% CI: paired bootstrap; p(Holm): "
-        f"paired randomisation test ({cmp.evaluation.resamples} sign flips), Holm-adjusted over "
-        f"{tests} comparisons; ▲/▼ significant: p(Holm) < {cmp.alpha:g}"
+        f"paired randomisation test ({cmp.evaluation.resamples} sign flips; < x: none was as "
+        f"extreme, the p is under x), Holm-adjusted over {tests} comparisons; ▲/▼ significant: "
+        f"p(Holm) < {cmp.alpha:g}, no: not significant"
     )
 
 

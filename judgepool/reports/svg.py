@@ -101,9 +101,10 @@ def delta_chart(
     width: int = 760,
     height: int = 200,
 ) -> str:
-    """One bar per query, candidate - baseline, sorted from the largest loss to the largest gain."""
+    """One bar per query, candidate - baseline, in the order given (data.query_differences: the
+    largest gain first, as on the dashboard)."""
     left, right, top, bottom = 48, 12, 24, 24
-    ordered = sorted(diffs, key=lambda qd: (qd[1], qd[0]))
+    ordered = list(diffs)
     reach = max([abs(d) for _, d in ordered] + [1e-9])
     plot_w, plot_h = width - left - right, height - top - bottom
 

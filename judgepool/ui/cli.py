@@ -2,7 +2,7 @@
 
 Errors from the libraries (`judgepool.errors.JudgepoolError`) print as `error: problem — what to do`
 and exit with the error's code; set JUDGEPOOL_DEBUG=1 to see the traceback instead. A fault of the
-machine (disk full, permission denied, read-only file system: `judgepool.errors.host_error`) is
+machine (disk full, permission denied, read-only file system: `judgepool.host.host_error`) is
 said as such; only what is left is reported as a bug. Heavy
 libraries are imported inside the commands that need them, so `judgepool --help` stays instant.
 """
@@ -12,11 +12,13 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
+from pathlib import Path
 
 import click
 
 from judgepool.api.store import DEFAULT_DB, ENV_DB, Store
-from judgepool.errors import JudgepoolError, host_error
+from judgepool.errors import JudgepoolError
+from judgepool.host import host_error, whole_writes_to_stdout
 from judgepool.ui.reporting import debug_enabled, report_error
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
@@ -113,8 +115,19 @@ def _quiet_stdout() -> None:
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
+def _databases(argv: list[str] | None) -> list[Path]:
+    """The database file the command line names (its `--db`, else JUDGEPOOL_DB or the default),
+    read by click without running anything: named when a full disk's error names no file."""
+    args = sys.argv[1:] if argv is None else argv
+    with contextlib.suppress(Exception):
+        ctx = cli.make_context("judgepool", list(args), resilient_parsing=True)
+        return [Store(ctx.params.get("db")).path]
+    return []
+
+
 def main(argv: list[str] | None = None) -> None:
     """Entry point of the `judgepool` console script."""
+    whole_writes_to_stdout()  # a disk that fills under our output is an error, not a short file
     try:
         code = cli.main(args=argv, prog_name="judgepool", standalone_mode=False)
     except JudgepoolError as err:
@@ -130,7 +143,8 @@ def main(argv: list[str] | None = None) -> None:
         click.echo("interrupted", err=True)
         sys.exit(130)
     except Exception as err:
-        found = host_error(err)  # the environment (disk full, permission denied ...): no bug
+        # the environment (disk full, permission denied ...): no bug
+        found = host_error(err, places=_databases(argv))
         if found is not None:
             report_error(found)
             _quiet_stdout()

@@ -15,7 +15,9 @@ expired, cancelled, failed) has its output and error files downloaded and read
 `ok` and `unparsed` answers become labels through the same LabelMaker as online answers (cost at
 batch price; provenance: the batch id, custom_id, request id, price basis); failed lines (an
 error, a non-200 status), lines an expired or failed batch never answered, and lines no file
-holds become `error` labels with the reason: counted holes, never 0. Lines a cancelled batch
+holds become `error` labels with the reason: counted holes, never 0. A custom_id answered twice
+with different grades is such a hole too (`conflicting_answers`); lines for custom_ids never
+sent, repeats and unreadable lines are counted and said. Lines a cancelled batch
 did not reach get no label (the cancel was asked for); their pairs are holes again.
 """
 
@@ -66,7 +68,10 @@ class Collection:
     tokens_in: int = 0
     tokens_out: int = 0
     labels_written: int = 0
-    unreadable: int = 0  # output lines that were not JSON or named no custom_id we sent
+    unreadable: int = 0  # output lines that were not JSON or named no custom_id
+    unknown: list[str] = field(default_factory=list)  # custom_ids of lines we never sent
+    repeated: int = 0  # lines beyond the first for a custom_id (the same grade, or a conflict)
+    conflicts: int = 0  # custom_ids answered with different grades: their pairs stay holes
     cache_error: JudgeError | None = None
     retried: list[Submission] = field(default_factory=list)
     judged: list[tuple[PoolSummary, PoolSummary]] = field(default_factory=list)  # before, after
@@ -188,7 +193,10 @@ async def collect_one(
     for kind, text in examples.items():
         result.failure_examples.setdefault(kind, text)
     result.lines.update(read.counts())
-    result.unreadable += read.malformed + len(read.unknown)
+    result.unreadable += read.malformed
+    result.unknown += read.unknown
+    result.repeated += read.duplicates
+    result.conflicts += read.conflicts
     for label in labels:
         if label.status in ("ok", "unparsed") and "cache" not in label.provenance:
             if label.cost is None:

@@ -13,6 +13,11 @@ response (`http_<code>`, the provider's message), an error object (its code, e.g
 answers is `missing` (expired or cancelled batches, a provider that dropped it). Lines that are
 not JSON, have no custom_id, repeat one, or name one we never sent are counted, never guessed.
 
+A custom_id answered more than once is never settled by a silent choice: the same grade again is
+a repeat (counted, kept once); two different grades are a conflict, and the pair stays a hole
+with the reason (`conflicting_answers`, both grades said). An answer with a grade beats one
+without (`unparsed`), which beats an error: a provider may retry a failed line.
+
 Tokens come from each answer's usage; its cost is at batch price (support.batch_rates), None
 when the model's price is unknown or the answer has no usage. Raw answers and provider
 messages are masked (judge/redact.py) before they are kept.
@@ -33,6 +38,8 @@ from judgepool.judge.redact import Redactor
 
 #: Outcome statuses: `ok` and `unparsed` carry an answer, `error` and `missing` do not.
 STATUSES = ("ok", "unparsed", "error", "missing")
+#: The kind of a custom_id answered with different grades (a hole, not a choice).
+CONFLICT = "conflicting_answers"
 
 
 @dataclass(frozen=True)
@@ -54,8 +61,9 @@ class Collected:
 
     outcomes: dict[str, LineOutcome]
     malformed: int = 0
-    duplicates: int = 0
-    unknown: list[str] = field(default_factory=list)
+    duplicates: int = 0  # lines beyond the first for a custom_id (repeats and conflicts)
+    conflicts: int = 0  # custom_ids answered with different grades: holes, with the reason
+    unknown: list[str] = field(default_factory=list)  # custom_ids we never sent, one per line
 
     def counts(self) -> Counter[str]:
         """Outcomes by status (ok, unparsed, error, missing)."""
@@ -143,6 +151,16 @@ def _outcome(
     )
 
 
+def _grade(outcome: LineOutcome) -> int | None:
+    answer = outcome.answer
+    return answer.grade if answer is not None and answer.status == "ok" else None
+
+
+def _rank(outcome: LineOutcome) -> int:
+    """Which of two lines for one custom_id stands: a grade, then an answer, then an error."""
+    return 2 if _grade(outcome) is not None else 1 if outcome.answer is not None else 0
+
+
 def collect(
     expected: Iterable[str],
     files: Iterable[bytes | None],
@@ -153,6 +171,7 @@ def collect(
     wanted = set(expected)
     mask = Redactor()  # the environment's secrets, read once for the whole file
     found: dict[str, LineOutcome] = {}
+    grades: dict[str, list[int | None]] = {}  # custom_id -> the grade of each of its lines
     result = Collected(found)
     for data in files:
         if not data:
@@ -172,10 +191,23 @@ def collect(
                 result.unknown.append(custom_id)
             elif custom_id in found:
                 result.duplicates += 1
-                if found[custom_id].answer is None:  # an answer beats an error for the same id
-                    found[custom_id] = _outcome(line, custom_id, rates, batch_id, mask)
+                again = _outcome(line, custom_id, rates, batch_id, mask)
+                grades.setdefault(custom_id, [_grade(found[custom_id])]).append(_grade(again))
+                if _rank(again) > _rank(found[custom_id]):
+                    found[custom_id] = again
             else:
                 found[custom_id] = _outcome(line, custom_id, rates, batch_id, mask)
+    for custom_id, seen in grades.items():
+        given = sorted({g for g in seen if g is not None})
+        if len(given) > 1:  # two answers that disagree: neither is chosen
+            result.conflicts += 1
+            found[custom_id] = LineOutcome(
+                custom_id,
+                "error",
+                kind=CONFLICT,
+                message=f"answered {len(seen)} times with different grades "
+                f"({', '.join(map(str, given))}): kept as a hole, not a choice",
+            )
     for custom_id in sorted(wanted - found.keys()):
         found[custom_id] = LineOutcome(
             custom_id, "missing", kind="missing", message="no line in the output or error file"

@@ -18,6 +18,7 @@ from typing import Any, Protocol
 import numpy as np
 import numpy.typing as npt
 
+from judgepool.host import naming_sqlite
 from judgepool.judge.cache import open_disk_cache
 from judgepool.pooling.io.text import content_hash, normalise
 
@@ -77,8 +78,9 @@ class EmbeddingCache:
         return found
 
     def store(self, model: str, rows: dict[str, npt.NDArray[np.float32]]) -> None:
-        """Keep vectors (one transaction; a concurrent writer of the same key writes the same)."""
-        with self._cache.transact():
+        """Keep vectors (one transaction; a concurrent writer of the same key writes the same).
+        A full disk is said as such, naming the cache's folder and its device."""
+        with naming_sqlite(self.directory), self._cache.transact():
             for digest, vector in rows.items():
                 self._cache.set(
                     f"{KEY_VERSION}:{model}:{digest}",

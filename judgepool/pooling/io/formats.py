@@ -94,8 +94,17 @@ def detect_format(path: Path, kind: Kind, explicit: str | None = None) -> str:
     if by_name is not None and by_name in allowed:
         return by_name
     head = _first_bytes(path)
-    if head.startswith(PARQUET_MAGIC) and "parquet" in allowed:
-        return "parquet"
+    if head.startswith(PARQUET_MAGIC):
+        if "parquet" in allowed:
+            return "parquet"
+        rows = parquet_rows(path)
+        raise UnknownFormatError(
+            path,
+            f"a Parquet file is not one of the {kind} formats"
+            + (" (and this one has no rows)" if rows == 0 else ""),
+            hint=f"give the {kind} as a {' or '.join(allowed)} file (polars converts a Parquet "
+            'file: pl.read_parquet("in.parquet").write_ndjson("out.jsonl"))',
+        )
     stripped = head.lstrip()
     if stripped.startswith(b"{") and "jsonl" in allowed:
         return "jsonl"
@@ -114,6 +123,16 @@ def detect_format(path: Path, kind: Kind, explicit: str | None = None) -> str:
         f"cannot tell the format of this {kind} file from its name or its first line",
         hint="name it with a known extension or pass " + _formats(allowed),
     )
+
+
+def parquet_rows(path: Path) -> int | None:
+    """The rows a Parquet file holds (from its footer), None when it cannot be read."""
+    import pyarrow.parquet as pq
+
+    try:
+        return int(pq.read_metadata(path).num_rows)
+    except Exception:  # a damaged file: whoever reads it next says so with its own error
+        return None
 
 
 def _formats(allowed: Sequence[str]) -> Remedy:

@@ -24,6 +24,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from judgepool.errors import Call, UsageError, remedy
+from judgepool.host import naming
 
 DUCKDB_MAGIC = b"DUCK"
 _MAGIC_AT = 8
@@ -153,7 +154,7 @@ def write_atomic(
         raise OSError(err.errno, err.strerror, str(folder)) from err
     try:
         os.fchmod(fd, mode)  # mkstemp makes 0600; keep the old file's mode, else rw-r--r--
-        with os.fdopen(fd, "wb") as fh:
+        with naming(target), os.fdopen(fd, "wb") as fh:  # say the file the user named
             fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())

@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from judgepool.errors import Call, InputError, Remedy, join, remedy
-from judgepool.pooling.io.formats import PARQUET_MAGIC, Kind, iter_lines, open_binary
+from judgepool.pooling.io.formats import PARQUET_MAGIC, Kind, iter_lines, open_binary, parquet_rows
 from judgepool.pooling.io.readers import GRADE_KEYS
 from judgepool.pooling.io.values import DECIMAL, INTEGER, is_blank_or_comment, split_columns
 
@@ -27,8 +27,12 @@ _SHAPES = {
 
 
 def _parquet_kind(path: Path) -> str | None:
+    """A Parquet file's kind from its columns; None for one with no rows (as for a text file
+    with no entry: the other command would refuse it too, so naming it would mislead)."""
     import pyarrow.parquet as pq
 
+    if not parquet_rows(path):
+        return None
     try:
         names = set(pq.read_schema(path).names)
     except Exception:  # any unreadable file simply gets no guess

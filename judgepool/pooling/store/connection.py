@@ -31,9 +31,9 @@ from judgepool.errors import (
     DatabaseError,
     Placeholder,
     Remedy,
-    host_error,
     remedy,
 )
+from judgepool.host import host_error
 from judgepool.pooling.store.schema import MIGRATIONS, SCHEMA_VERSION
 
 if TYPE_CHECKING:
@@ -103,7 +103,7 @@ def _open(path: Path, read_only: bool) -> duckdb.DuckDBPyConnection:
             return duckdb.connect(str(path), read_only=read_only)
         except duckdb.IOException as err:
             if not _is_lock_conflict(err):
-                raise host_error(err) or DatabaseError(
+                raise host_error(err, places=[path]) or DatabaseError(
                     f"cannot open database {path}: {err}",
                     "check that the file is a judgepool DuckDB database and is readable",
                 ) from err

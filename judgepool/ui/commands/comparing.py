@@ -86,6 +86,7 @@ def echo_group_deltas(report: CompareReport) -> None:
     groups = report.groups
     if groups is None or not groups.deltas:
         return
+    resamples = report.comparison.evaluation.resamples
     rows = [
         [
             d.group,
@@ -94,8 +95,8 @@ def echo_group_deltas(report: CompareReport) -> None:
             d.n,
             report_text.signed(d.delta),
             report_text.interval(d.ci95, True),
-            fmt_float(d.p, 4),
-            fmt_float(d.p_holm, 4),
+            report_text.p_value(d.p, resamples),
+            report_text.p_value(d.p_holm, resamples, d.p, report.comparison.alpha),
             "yes" if d.significant else "no",
             ", ".join(
                 x

@@ -26,6 +26,24 @@ def _ci(value: float | None, ci: Interval | None, signed: bool) -> str:
     return f"{f.format(value)} [{f.format(ci[0])}, {f.format(ci[1])}]"
 
 
+class _Notes:
+    """Why a figure has no corrected interval, said once under the table: the cell says `note N`
+    (a reason is a sentence, up to ~150 characters, and one in a row stretches the whole table)."""
+
+    def __init__(self) -> None:
+        self.reasons: dict[str, int] = {}
+
+    def cell(self, reason: str | None) -> str:
+        if not reason:
+            return "–"
+        number = self.reasons.setdefault(reason, len(self.reasons) + 1)
+        return f"none, note {number}"
+
+    def echo(self) -> None:
+        for reason, number in self.reasons.items():
+            click.echo(f"note {number}: {reason}")
+
+
 def _audited(trust: Trust) -> str:
     s = trust.sample
     drawn = "" if s is None else f" of audit sample #{s.id} ({len(s.qids)} drawn, seed {s.seed})"
@@ -77,11 +95,11 @@ def corrected_deltas(cmp: ComparisonFigures) -> None:
     rows = [(d, trust.deltas.get((d.candidate, d.measure))) for d in cmp.deltas]
     shown = _intro(trust)
     if shown:
-        table = []
+        table, notes = [], _Notes()
         for d, c in rows:
             e = None if c is None else c.estimate
             if e is None or e.ci is None:
-                why = "–" if e is None else (e.reason or "–")
+                why = notes.cell(None if e is None else e.reason)
                 table.append((d.candidate, d.measure, _ci(d.delta, d.ci95, True), why, "", "", ""))
                 continue
             table.append(
@@ -100,6 +118,7 @@ def corrected_deltas(cmp: ComparisonFigures) -> None:
             table,
             right=(4, 5),
         )
+        notes.echo()
         click.echo(
             "verdict: robust = both 95% intervals exclude 0 on the same side, or both include "
             "it; judge-dependent = the judge's errors could decide it"
@@ -115,12 +134,12 @@ def corrected_means(ev: EvaluationFigures) -> None:
     keys = [(run, str(m)) for run in ev.runs for m in ev.measures if (run, str(m)) in trust.means]
     shown = _intro(trust)
     if shown:
-        table = []
+        table, notes = [], _Notes()
         for run, m in keys:
             e = trust.means[run, m].estimate
             plain = _ci(ev.summaries[run].mean[m], ev.summaries[run].ci95[m], False)
             if e.ci is None:
-                table.append((run, m, plain, e.reason or "–", "", ""))
+                table.append((run, m, plain, notes.cell(e.reason), "", ""))
             else:
                 table.append(
                     (
@@ -135,4 +154,5 @@ def corrected_means(ev: EvaluationFigures) -> None:
         echo_table(
             ("run", "measure", "plain", "judge-corrected", "audited", "lambda"), table, right=(4, 5)
         )
+        notes.echo()
     _forecasts([(run, m, trust.means[run, m]) for run, m in keys])

@@ -19,6 +19,8 @@ import click
 from judgepool.api.store import Store
 from judgepool.defaults import Level
 from judgepool.errors import JudgepoolError, UsageError
+from judgepool.host import naming
+from judgepool.reports.sentences import p_value
 
 DEMO_DB = "judgepool-demo.duckdb"
 DEMO_RUNS = ("bm25-v1", "dense-v1", "bm25-v2", "dense-v2")
@@ -149,7 +151,8 @@ def _truth_report(db: Path, data: Path) -> None:
     for d in cmp.deltas:
         ci = "–" if d.ci95 is None else f"[{d.ci95[0]:+.3f}, {d.ci95[1]:+.3f}]"
         verdict = "significant" if d.significant else "not significant"
-        click.echo(f"  {d.measure}: {d.delta:+.3f} {ci}, p(Holm) {_num(d.p_holm)}, {verdict}")
+        p = p_value(d.p_holm, cmp.evaluation.resamples, d.p, cmp.alpha)
+        click.echo(f"  {d.measure}: {d.delta:+.3f} {ci}, p(Holm) {p}, {verdict}")
 
 
 @click.command("demo")
@@ -261,7 +264,8 @@ def _audit_file(db: Path, data: Path) -> Path:
         if len(cols := line.split()) == 4 and (cols[0], cols[2]) in wanted
     ]
     path = Path(f"{db}.audit-qrels.txt")
-    path.write_text("".join(f"{line}\n" for line in lines))
+    with naming(path):
+        path.write_text("".join(f"{line}\n" for line in lines))
     return path
 
 

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 import click
 
 from judgepool.defaults import GATE
+from judgepool.reports.sentences import in_order, p_value
 from judgepool.ui.commands.corrected_table import corrected_deltas
 from judgepool.ui.format import echo_table, fmt_float
 
@@ -121,13 +122,13 @@ def bounds_table(ev: EvaluationFigures, flagged: Sequence[str] = ()) -> None:
         return
     names = [str(m) for m in ev.measures if m.threshold is not None]
     click.echo(
-        f"\nbounds: each mean with every hole of the run's top {ev.k} counted grade 0 (as now) .. "
-        f"counted grade {ev.top_grade}"
+        f"\nbounds: each mean with every hole of the run's top {ev.k} counted grade 0 (as now) "
+        f"and counted grade {ev.top_grade}, the lower first"
     )
     rows = []
     for run in with_holes:
         bounds = ev.summaries[run].bounds or {}
-        cells = [f"{fmt_float(bounds[m][0])} .. {fmt_float(bounds[m][1])}" for m in names]
+        cells = [" .. ".join(map(fmt_float, in_order(bounds[m]))) for m in names]
         note = ["UNRELIABLE" if run in flagged else ""] if flagged else []
         rows.append([run, ev.summaries[run].holes, *cells, *note])
     echo_table(["run", "holes", *names] + (["note"] if flagged else []), rows, right=(1,))
@@ -169,8 +170,8 @@ def comparison_table(cmp: ComparisonFigures) -> None:
             d.n,
             _signed(d.delta),
             "–" if d.ci95 is None else f"[{d.ci95[0]:+.3f}, {d.ci95[1]:+.3f}]",
-            fmt_float(d.p, 4),
-            fmt_float(d.p_holm, 4),
+            p_value(d.p, ev.resamples),
+            p_value(d.p_holm, ev.resamples, d.p, cmp.alpha),
             "yes" if d.significant else "no",
             *(["UNRELIABLE" if d.unreliable else ""] if flagged else []),
         ]
@@ -182,7 +183,8 @@ def comparison_table(cmp: ComparisonFigures) -> None:
     tests = sum(1 for d in cmp.deltas if d.p is not None)
     click.echo(
         f"delta = candidate - baseline over the same queries; 95% CI: paired bootstrap; "
-        f"p: paired randomisation test ({ev.resamples} sign flips); p(Holm): adjusted over "
+        f"p: paired randomisation test ({ev.resamples} sign flips; < x: none was as extreme, "
+        "the p is under x); p(Holm): adjusted over "
         f"{tests} comparisons; significant: p(Holm) < {cmp.alpha:g}"
     )
     corrected_deltas(cmp)

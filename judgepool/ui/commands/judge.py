@@ -128,7 +128,8 @@ from judgepool.ui.options import (
     "--template",
     default=None,
     metavar="NAME|FILE",
-    help="Prompt template: a packaged name or a file [relevance-v1].",
+    help="Prompt template: a packaged name, or a file (any value with a / or a suffix) "
+    "[relevance-v1].",
 )
 @control_options
 @click.option(

@@ -235,11 +235,7 @@ def print_collection(found: Collection, store: Store) -> None:
                 f"{found.outcomes['cancelled']} pairs were not answered before the "
                 "cancel: they are holes again"
             )
-        if found.unreadable:
-            click.echo(
-                f"{found.unreadable} output lines could not be read (their pairs are "
-                "counted as missing)"
-            )
+        print_odd_lines(found)
         for before, after in found.judged:
             print_judged(before, after)
     for row in found.open:
@@ -259,6 +255,28 @@ def print_collection(found: Collection, store: Store) -> None:
         print_submission(retried, store)
     if not (found.collected or found.open or found.unsent or found.retried):
         click.echo("nothing to collect: every batch of this database is collected")
+
+
+def print_odd_lines(found: Collection) -> None:
+    """The output lines that were not one answer per request sent, each kind counted."""
+    if found.unreadable:
+        click.echo(
+            f"output lines that could not be read (not JSON, or no custom_id): "
+            f"{found.unreadable}; a request only they answered is counted as missing"
+        )
+    if found.unknown:
+        shown = ", ".join(found.unknown[:3]) + (", ..." if len(found.unknown) > 3 else "")
+        click.echo(
+            f"output lines for custom_ids these batches never sent: {len(found.unknown)} "
+            f"({shown}); ignored, no label written for them"
+        )
+    if found.repeated:
+        click.echo(f"output lines repeating a request already answered: {found.repeated}")
+    if found.conflicts:
+        click.echo(
+            f"requests answered with different grades: {found.conflicts}; their pairs stay "
+            "holes (conflicting_answers): neither answer was chosen"
+        )
 
 
 def finish(problem: JudgepoolError | None) -> None:

@@ -78,7 +78,8 @@ def print_rendered(found: RenderedPrompt) -> None:
     "--template",
     default=None,
     metavar="NAME|FILE",
-    help="Prompt template: a packaged name or a file [relevance-v1].",
+    help="Prompt template: a packaged name, or a file (any value with a / or a suffix) "
+    "[relevance-v1].",
 )
 @level_option
 @runs_option

@@ -51,8 +51,9 @@ def means_chart(rows: Sequence[dict[str, Any]], title: str, subtitle: str) -> An
 
 
 def delta_chart(rows: Sequence[dict[str, Any]], title: str, subtitle: str, measure: str) -> Any:
-    """Per-query difference (candidate - baseline), sorted, wins and losses coloured; a click on
-    a bar selects that query (selection parameter `PICK`, field `qid`)."""
+    """Per-query difference (candidate - baseline) in the order of `rows` (the HTML report's),
+    wins and losses coloured; a click on a bar selects that query (selection parameter `PICK`,
+    field `qid`)."""
     frame = pd.DataFrame(rows, columns=["qid", "delta", "outcome", "text"])
     pick = alt.selection_point(name=PICK, fields=["qid"], on="click")
     return (
@@ -61,7 +62,7 @@ def delta_chart(rows: Sequence[dict[str, Any]], title: str, subtitle: str, measu
         .encode(
             x=alt.X(
                 "qid:N",
-                sort="-y",
+                sort=list(frame["qid"]),
                 title="query (sorted by difference)",
                 axis=alt.Axis(labels=len(frame) <= 60),
             ),

@@ -20,6 +20,7 @@ import streamlit as st
 
 from judgepool.errors import JudgepoolError
 from judgepool.reports.command_line import command_line
+from judgepool.reports.data import query_differences
 from judgepool.ui.dashboard import data, links, live
 from judgepool.ui.dashboard.charts import PICK, delta_chart
 from judgepool.ui.dashboard.compare_corrected import corrected_panel
@@ -52,15 +53,8 @@ def _reset_consent() -> None:
 def per_query_rows(
     cmp: ComparisonFigures, candidate: str, measure: str, texts: dict[str, str]
 ) -> list[dict[str, Any]]:
-    """(qid, delta, outcome, text) for each query the measure averages, largest gain first."""
-    ev = cmp.evaluation
-    values = ev.values[measure]
-    kept = ev.averaged[measure]
-    base, cand = ev.run_index(cmp.baseline), ev.run_index(candidate)
-    found: list[tuple[float, str]] = [
-        (float(values[cand, i] - values[base, i]), qid) for i, qid in enumerate(ev.qids) if kept[i]
-    ]
-    found.sort(key=lambda x: (-x[0], x[1]))
+    """(qid, delta, outcome, text) for each query the measure averages, in the HTML report's
+    order (reports.data.query_differences: the largest gain first)."""
     return [
         {
             "qid": qid,
@@ -68,7 +62,7 @@ def per_query_rows(
             "outcome": "win" if delta > 1e-12 else "loss" if delta < -1e-12 else "tie",
             "text": texts.get(qid, ""),
         }
-        for delta, qid in found
+        for qid, delta in query_differences(cmp, candidate, measure)
     ]
 
 
@@ -116,13 +110,12 @@ def differences(view: View, cmp: ComparisonFigures, mark: str) -> None:
         key="compare_deltas",
         column_config={
             "difference": st.column_config.NumberColumn(format="%+.4f"),
-            "p": st.column_config.NumberColumn(format="%.4f"),
-            "p (Holm)": st.column_config.NumberColumn(format="%.4f"),
         },
     )
     st.caption(
         f"Difference = candidate − baseline over the same queries; 95% interval: paired "
-        f"bootstrap ({cmp.evaluation.resamples:,} resamples); p: paired randomisation test; "
+        f"bootstrap ({cmp.evaluation.resamples:,} resamples); p: paired randomisation test "
+        "(< x: no sign flip was as extreme, the p is under x); "
         f"verdict: Holm-corrected over all {len(cmp.deltas)} comparisons at α = {cmp.alpha:g}."
     )
     if provisional:

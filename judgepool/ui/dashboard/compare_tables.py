@@ -3,9 +3,9 @@
 `means_table` has one row per compared run: each measure's mean with its 95% interval and a
 marker when the run is significantly better (▲) or worse (▼) than the baseline by the same
 Holm-corrected test as the differences table; judged@k against the gate; holes in its top k;
-and, for a run with holes, the bounds the CLI prints (every hole counted grade 0, as now .. the
-top grade). `deltas_table` has one row per candidate x measure. Both are plain DataFrames (text
-shown as text), built from `metrics.compare.Comparison` only.
+and, for a run with holes, the bounds the CLI prints (every hole counted grade 0, as now, and the
+top grade, the lower first). `deltas_table` has one row per candidate x measure. Both are plain
+DataFrames (text shown as text), built from `metrics.compare.Comparison` only.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from judgepool.metrics.gate import fmt_judged
+from judgepool.reports.sentences import in_order, p_value
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -54,10 +55,11 @@ def fmt_mean(mean: float | None, ci: tuple[float, float] | None, mark: str = "")
 
 
 def fmt_bounds(bounds: tuple[float | None, float | None] | None) -> str:
-    """`0.412 .. 0.655` (holes as grade 0 .. as the top grade); `no hole` for an exact mean."""
+    """`0.412 .. 0.655` (holes as grade 0 and as the top grade, the lower first); `no hole` for
+    an exact mean."""
     if bounds is None:
         return "no hole"
-    low, high = bounds
+    low, high = in_order(bounds)
     return f"{'–' if low is None else f'{low:.3f}'} .. {'–' if high is None else f'{high:.3f}'}"
 
 
@@ -92,8 +94,9 @@ def means_caption(cmp: ComparisonFigures) -> str:
         f"(bootstrap over queries, {ev.resamples:,} resamples). {BETTER} / {WORSE}: "
         f"significantly better / worse than the baseline {cmp.baseline} (the test of the "
         f"differences table, Holm-corrected). Bounds: the mean with every hole in the run's top "
-        f"{ev.k} counted grade 0 (as now) .. counted grade {ev.top_grade}; a run whose bounds "
-        "are far apart can move a lot once its holes are labelled."
+        f"{ev.k} counted grade 0 (as now) and counted grade {ev.top_grade}, the lower first; "
+        "counting holes relevant can lower a mean (it raises the ideal ranking). A run whose "
+        "bounds are far apart can move a lot once its holes are labelled."
     )
 
 
@@ -110,8 +113,8 @@ def deltas_table(cmp: ComparisonFigures, provisional: bool = False) -> pd.DataFr
             "queries": d.n,
             "difference": None if d.delta is None else round(d.delta, 4),
             "95% interval": "–" if d.ci95 is None else f"[{d.ci95[0]:+.4f}, {d.ci95[1]:+.4f}]",
-            "p": None if d.p is None else round(d.p, 4),
-            "p (Holm)": None if d.p_holm is None else round(d.p_holm, 4),
+            "p": p_value(d.p, cmp.evaluation.resamples),
+            "p (Holm)": p_value(d.p_holm, cmp.evaluation.resamples, d.p, cmp.alpha),
             "verdict": f"{said} ({PROVISIONAL})" if provisional else said,
         }
         if cmp.unreliable:  # forced past the gate: nothing in this table is reliable
