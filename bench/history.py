@@ -7,6 +7,9 @@ target. `bench/run_all.py` reads the files the benchmarks it ran have just writt
 as one table, appends the row to bench/results/history.jsonl (one JSON object a line: when,
 commit, load, figures) and flags a figure more than `SLACK` (15 %) worse than the best the
 history holds for it: a regression is seen on the run that makes it, not found months later.
+Rows measured on a busy machine (load average above the processors) are kept but never set a
+best: a reference tool timed once while the machine is swamped would make a ratio look better
+than it is, and every honest run after it look like a regression.
 """
 
 from __future__ import annotations
@@ -156,11 +159,21 @@ def read_history(path: Path) -> list[dict[str, Any]]:
     return rows
 
 
+def busy(row: dict[str, Any]) -> bool:
+    """Whether the row was measured on a busy machine: a load average above its processors at
+    the start or the end (other work then skews a ratio: its best must not come from there)."""
+    loads, cpus = row.get("load_average_1m_start_end") or [], row.get("cpu_count") or 0
+    return bool(cpus) and any(load > cpus for load in loads)
+
+
 def best_recorded(history: list[dict[str, Any]]) -> dict[str, float]:
-    """Each figure's best value over the history."""
+    """Each figure's best value over the history's rows measured on a machine that was not
+    busy (see `busy`)."""
     best: dict[str, float] = {}
     by_name = {f.name: f for f in FIGURES}
     for row in history:
+        if busy(row):
+            continue
         for name, value in row["figures"].items():
             figure = by_name.get(name)
             if figure is None or not isinstance(value, int | float):

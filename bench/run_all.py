@@ -24,7 +24,15 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from history import append, best_recorded, current, read_history, regressions, table  # noqa: E402
+from history import (  # noqa: E402
+    append,
+    best_recorded,
+    busy,
+    current,
+    read_history,
+    regressions,
+    table,
+)
 
 RESULTS = HERE / "results"
 HISTORY = RESULTS / "history.jsonl"
@@ -72,6 +80,10 @@ def main(argv: list[str]) -> int:
     history = read_history(HISTORY)
     best = best_recorded(history)
     print(table(now, best))
+    if busy(
+        {"load_average_1m_start_end": [load_start, os.getloadavg()[0]], "cpu_count": os.cpu_count()}
+    ):
+        print("note: the machine was busy (load above its processors): this row sets no best")
     fell = regressions(now, best)
     if not only_table and now:
         append(

@@ -56,3 +56,15 @@ def test_figures_are_read_from_the_results_the_run_wrote(tmp_path: Path) -> None
         "pool.ingest_peak_rss_mib": 880.0,
         "dashboard.render.compare.cold_s": 1.5,
     }
+
+
+def test_a_row_measured_on_a_busy_machine_sets_no_best(tmp_path: Path) -> None:
+    h = _history()
+    path = tmp_path / "history.jsonl"
+    idle = {"load_average_1m_start_end": [0.5, 1.2], "cpu_count": 2}
+    swamped = {"load_average_1m_start_end": [8.0, 10.9], "cpu_count": 2}
+    h.append(path, {**idle, "figures": {"metrics.speedup_vs_ir_measures": 30.0}})
+    h.append(path, {**swamped, "figures": {"metrics.speedup_vs_ir_measures": 93.4}})
+    best = h.best_recorded(h.read_history(path))
+    assert best == {"metrics.speedup_vs_ir_measures": 30.0}
+    assert h.regressions({"metrics.speedup_vs_ir_measures": 29.0}, best) == []
