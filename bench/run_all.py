@@ -80,9 +80,8 @@ def main(argv: list[str]) -> int:
     history = read_history(HISTORY)
     best = best_recorded(history)
     print(table(now, best))
-    if busy(
-        {"load_average_1m_start_end": [load_start, os.getloadavg()[0]], "cpu_count": os.cpu_count()}
-    ):
+    loads = [round(load_start, 2), round(os.getloadavg()[0], 2)]
+    if not only_table and busy({"load_average_1m_start_end": loads, "cpu_count": os.cpu_count()}):
         print("note: the machine was busy (load above its processors): this row sets no best")
     fell = regressions(now, best)
     if not only_table and now:
@@ -91,7 +90,7 @@ def main(argv: list[str]) -> int:
             {
                 "at": datetime.now(UTC).isoformat(timespec="seconds"),
                 "commit": _commit(),
-                "load_average_1m_start_end": [round(load_start, 2), round(os.getloadavg()[0], 2)],
+                "load_average_1m_start_end": loads,
                 "cpu_count": os.cpu_count(),
                 "figures": now,
             },
