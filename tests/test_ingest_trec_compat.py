@@ -2,7 +2,7 @@
 
 trec_eval splits columns on any run of whitespace, skips `#` comment lines, reads scores with C's
 atof into a 32-bit float and orders a query's docs by that float descending, then doc id
-descending. Whatever path our ingest takes (the fast DuckDB scan or the exact reader), the run
+descending. Whatever path our ingest takes (the fast scan or the exact reader), the run
 that lands in the database is ranked as trec_eval ranks it.
 """
 

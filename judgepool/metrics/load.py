@@ -97,8 +97,19 @@ def load(
     """Read the labels and the top `depth` (default k) of `runs` (default: every run, by name) at
     `level`; `k` is the cutoff of the report (judged@k, holes); `view` which labels
     (pooling.store.judgments.label_view_sql: the effective ones, or the judge's)."""
-    depth = max(k, depth or k)
-    level = check_level(level)
+    with store.read():  # one open of the file for the reads below (see Store.read)
+        return _load(store, runs, check_level(level), labeller, k, max(k, depth or k), view)
+
+
+def _load(
+    store: Store,
+    runs: Sequence[str] | None,
+    level: str,
+    labeller: str | None,
+    k: int,
+    depth: int,
+    view: str,
+) -> EvalData:
     keys = run_keys(store, runs)
     if not keys:
         raise UsageError(

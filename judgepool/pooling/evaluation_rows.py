@@ -16,15 +16,12 @@ from __future__ import annotations
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from judgepool.pooling.idcheck import IdCheck, check_ids
 from judgepool.pooling.rankings import rankings_sql
 from judgepool.pooling.store.connection import Store
 from judgepool.pooling.store.judgments import check_level, label_view_sql
-
-if TYPE_CHECKING:
-    import duckdb
 
 Columns = dict[str, Any]  # column name -> numpy array (DuckDB's fetchnumpy)
 
@@ -52,8 +49,9 @@ def _covered(keys: dict[str, int], top: Columns) -> dict[str, int]:
     if not top["run_key"].size:
         return dict.fromkeys(keys, 0)
     runs, queries = top["run_key"].astype(np.int64), top["qi"].astype(np.int64)
-    pairs = np.unique(np.stack([runs, queries]), axis=1)
-    found, counts = np.unique(pairs[0], return_counts=True)
+    # One integer per (run, query): a flat unique, not a unique of pairs (a sort of records).
+    pairs = np.unique(runs * (int(queries.max()) + 1) + queries) // (int(queries.max()) + 1)
+    found, counts = np.unique(pairs, return_counts=True)
     per_key = {int(key): int(n) for key, n in zip(found, counts, strict=True)}
     return {name: per_key.get(key, 0) for name, key in keys.items()}
 
@@ -69,48 +67,51 @@ def evaluation_rows(
 ) -> EvaluationRows:
     """The evaluation set, its label counts, the top `depth` of the runs `keys` (name -> key)
     and the id checks at cutoff `k`, in one read; `view` = which labels (pooling.store.judgments:
-    `effective`, or `judge` for the judge's own labels where it gave one)."""
+    `effective`, or `judge` for the judge's own labels where it gave one).
+
+    The labels are read twice, never copied: once summed into counts per query and grade (one
+    aggregate, no doc id kept), once for the pairs of the runs' top `depth` alone (the label
+    rule restricted to those pairs, a join on a few thousand rows instead of on every label).
+    """
     level = check_level(level)
     tag = uuid.uuid4().hex[:12]
-    lab, qix = f"_eval_lab_{tag}", f"_eval_qix_{tag}"
+    top_t, hist_t, qix = f"_eval_top_{tag}", f"_eval_hist_{tag}", f"_eval_qix_{tag}"
     with store.read() as con:
         try:
-            _labels_into(con, lab, level, labeller, view)
+            ranked = rankings_sql(level, list(keys.values()), depth)
+            con.execute(
+                f"CREATE TEMP TABLE {top_t} AS SELECT run_key, qid, doc_id, rank FROM ({ranked})"
+            )
+            con.execute(
+                f"CREATE TEMP TABLE {hist_t} AS SELECT qid, grade::BIGINT AS grade, "
+                f"count(*)::BIGINT AS n FROM ({label_view_sql(view, level, labeller)}) GROUP BY ALL"
+            )
             con.execute(
                 f"CREATE TEMP TABLE {qix} AS SELECT qid, "
                 f"(row_number() OVER (ORDER BY qid) - 1)::BIGINT AS qi "
-                f"FROM (SELECT DISTINCT qid FROM {lab})"
+                f"FROM (SELECT DISTINCT qid FROM {hist_t})"
             )
             qids = tuple(
                 str(q) for (q,) in con.execute(f"SELECT qid FROM {qix} ORDER BY qi").fetchall()
             )
             hist = con.execute(
-                f"SELECT q.qi, l.grade::BIGINT AS grade, count(*)::BIGINT AS n "
-                f"FROM {lab} l JOIN {qix} q ON q.qid = l.qid GROUP BY ALL"
+                f"SELECT q.qi, h.grade, h.n FROM {hist_t} h JOIN {qix} q ON q.qid = h.qid"
             ).fetchnumpy()
             top = con.execute(
                 f"""SELECT r.run_key, q.qi, r.rank - 1 AS pos,
                            coalesce(l.grade::DOUBLE, 'NaN'::DOUBLE) AS grade,
                            strlen(r.doc_id) <> length(r.doc_id) AS odd
-                    FROM ({rankings_sql(level, list(keys.values()), depth)}) r
+                    FROM {top_t} r
                     JOIN {qix} q ON q.qid = r.qid
-                    LEFT JOIN {lab} l ON l.qid = r.qid AND l.doc_id = r.doc_id"""
+                    LEFT JOIN ({label_view_sql(view, level, labeller, among=top_t)}) l
+                      ON l.qid = r.qid AND l.doc_id = r.doc_id"""
             ).fetchnumpy()
             odd = bool(top["odd"].any())
             ids = check_ids(con, keys, level, labeller, k, _covered(keys, top), odd)
         finally:
-            con.execute(f"DROP TABLE IF EXISTS {lab}")
-            con.execute(f"DROP TABLE IF EXISTS {qix}")
+            for table in (top_t, hist_t, qix):
+                con.execute(f"DROP TABLE IF EXISTS {table}")
     return EvaluationRows(qids, hist, top, ids)
-
-
-def _labels_into(
-    con: duckdb.DuckDBPyConnection, table: str, level: str, labeller: str | None, view: str
-) -> None:
-    con.execute(
-        f"CREATE TEMP TABLE {table} AS "
-        f"SELECT qid, doc_id, grade FROM ({label_view_sql(view, level, labeller)})"
-    )
 
 
 def effective_label_rows(

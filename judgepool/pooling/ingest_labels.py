@@ -3,8 +3,9 @@
 A human label is keyed by (qid, doc_id, level, source, labeller); the labeller defaults to the
 qrels file's name. Ingesting the same file twice changes nothing; ingesting a corrected file
 replaces exactly the labels whose grade changed (they become the latest, hence effective).
-The file is parsed and checked on a scratch connection first; the database's write lock is held
-only to merge the labels in. Grades outside 0-3 are kept as given and reported.
+The file is parsed and checked first (pooling/io/fastscan.py, else the exact reader); the
+database's write lock is held only to merge the labels in. Grades outside 0-3 are kept as given
+and reported.
 """
 
 from __future__ import annotations
@@ -21,10 +22,9 @@ from judgepool.pooling.io.readers import LabelColumns, read_jsonl_qrels, read_tr
 from judgepool.pooling.io.sniff import wrong_kind_hints
 from judgepool.pooling.store.connection import Store, utcnow
 from judgepool.pooling.store.judgments import check_level, quote
-from judgepool.pooling.store.sql import one, registered, scratch, temp_table_from
+from judgepool.pooling.store.sql import one, registered
 
 if TYPE_CHECKING:
-    import duckdb
     import pyarrow as pa
 
 _TABLE = "_ingest_qrels"
@@ -71,36 +71,53 @@ class ParsedQrels:
     max_grade: int
 
 
-def _register(con: duckdb.DuckDBPyConnection, cols: LabelColumns) -> None:
+def _columns_table(cols: LabelColumns) -> pa.Table:
     import pyarrow as pa
 
-    table = pa.table(
+    return pa.table(
         {
             "qid": pa.array(cols.qids, pa.string()),
             "doc_id": pa.array(cols.doc_ids, pa.string()),
             "grade": pa.array(cols.grades, pa.int32()),
         }
     )
-    temp_table_from(con, _TABLE, table)
+
+
+def once_each(table: pa.Table) -> bool:
+    """Whether no (qid, doc_id) pair is listed twice: one sort, then neighbours compared (Arrow's
+    group_by would do it in one hash pass, but it imports pandas: most of a second)."""
+    import pyarrow.compute as pc
+
+    if table.num_rows < 2:
+        return True
+    order = pc.sort_indices(table, sort_keys=[("qid", "ascending"), ("doc_id", "ascending")])
+    qid, doc = pc.take(table.column("qid"), order), pc.take(table.column("doc_id"), order)
+    same = pc.and_(pc.equal(qid[1:], qid[:-1]), pc.equal(doc[1:], doc[:-1]))
+    return not pc.any(same).as_py()
 
 
 def parse_qrels(path: str | Path, fmt: str | None = None) -> ParsedQrels:
     """Read and check the qrels at `path`, without touching the database."""
+    import pyarrow.compute as pc
+
     path = Path(path)
     check_readable(path)
     with wrong_kind_hints(path, "qrels"):
         fmt = detect_format(path, "qrels", fmt)
-        with scratch() as con:
-            if fmt == "jsonl":
-                _register(con, read_jsonl_qrels(path))
-            elif not scan_qrels(con, path, _TABLE):
-                # The exact reader reads what the fast scan does not, or names the bad line.
-                _register(con, read_trec_qrels(path))
-            table = con.sql(f"SELECT qid, doc_id, grade FROM {_TABLE}").to_arrow_table()
-            labels, queries, low, high = one(
-                con, f"SELECT count(*), count(DISTINCT qid), min(grade), max(grade) FROM {_TABLE}"
-            )
-    return ParsedQrels(path, table, int(labels), int(queries), int(low), int(high))
+        table = scan_qrels(path) if fmt == "trec" else None
+        if table is None or not once_each(table):
+            # The exact reader reads what the fast scan does not, or names the bad line.
+            reader = read_jsonl_qrels if fmt == "jsonl" else read_trec_qrels
+            table = _columns_table(reader(path))
+    grades = pc.min_max(table.column("grade"))
+    return ParsedQrels(
+        path,
+        table,
+        table.num_rows,
+        int(pc.count_distinct(table.column("qid")).as_py()),
+        int(grades["min"].as_py()),
+        int(grades["max"].as_py()),
+    )
 
 
 def ingest_qrels(

@@ -1,9 +1,10 @@
 """Ingest runs (TREC, JSONL or Parquet): parse and rank away from the database, then swap in.
 
-Each file is parsed, checked and ranked on a scratch in-memory connection; the database's write
-lock is taken only to swap the finished run in, in one short transaction, so a judge or the
-dashboard writing meanwhile waits for the swap, never for the parse. Readers see the old run or
-the new one, never a half-written or empty one.
+Every file is parsed, checked and ranked away from the database (pooling/io/fastscan.py reads a
+TREC file, pooling/run_order.py ranks; small runs in batches that share one sort); the database's
+write lock is taken only to swap the finished runs in, all in one short transaction, so a judge
+or the dashboard writing meanwhile waits for the swap, never for the parse. Readers see the old
+runs or the new ones, never a half-written or empty one.
 
 The rank of every row is computed here, once, in trec_eval's order: score descending as a 32-bit
 float (trec_eval keeps scores as C floats, so two scores equal in single precision are a tie),
@@ -25,25 +26,20 @@ from typing import TYPE_CHECKING
 
 from judgepool.errors import Call, Param, Remedy, UsageError, remedy
 from judgepool.pooling.io.fastscan import scan_run
-from judgepool.pooling.io.formats import check_readable, detect_format
+from judgepool.pooling.io.formats import check_readable, detect_format, is_gzip
 from judgepool.pooling.io.parquet_runs import load_parquet_run
 from judgepool.pooling.io.readers import RunColumns, read_jsonl_run, read_trec_run
 from judgepool.pooling.io.sniff import wrong_kind_hints
+from judgepool.pooling.run_order import rank_runs
 from judgepool.pooling.store.connection import Store, utcnow
-from judgepool.pooling.store.sql import registered, scalar, scratch, temp_table_from
+from judgepool.pooling.store.sql import registered, scratch
 
 if TYPE_CHECKING:
-    import duckdb
     import pyarrow as pa
 
-_TABLE = "_ingest_run"
-# 2**128 - 2**103: a double from here on rounds to infinity as a float, as C's conversion does.
-_FLOAT_OVERFLOW = "3.4028235677973366e38"
-#: The score as trec_eval holds it (a C float); DuckDB's own cast refuses what would overflow.
-FLOAT32_SCORE = (
-    f"CASE WHEN score >= {_FLOAT_OVERFLOW} THEN 'inf'::FLOAT "
-    f"WHEN score <= -{_FLOAT_OVERFLOW} THEN '-inf'::FLOAT ELSE CAST(score AS FLOAT) END"
-)
+_PARQUET = "_ingest_parquet"
+#: About how much text is parsed at once (see `_batches`).
+_BATCH_BYTES = 96 << 20
 
 
 @dataclass(frozen=True)
@@ -97,67 +93,103 @@ def check_run_name(name: str, origin: str = "") -> str:
     )
 
 
-def _register_columns(con: duckdb.DuckDBPyConnection, cols: RunColumns) -> None:
+def _columns_table(cols: RunColumns) -> pa.Table:
     import pyarrow as pa
 
-    table = pa.table(
+    return pa.table(
         {
             "qid": pa.array(cols.qids, pa.string()),
             "doc_id": pa.array(cols.doc_ids, pa.string()),
             "score": pa.array(cols.scores, pa.float64()),
         }
     )
-    temp_table_from(con, _TABLE, table)
 
 
-def _ranked(con: duckdb.DuckDBPyConnection) -> tuple[pa.Table, int]:
-    """The run in trec_eval's order with its `rank` column, and its number of queries.
+def _parquet_table(path: Path) -> pa.Table:
+    with scratch() as con:
+        load_parquet_run(con, path, _PARQUET)
+        return con.sql(f"SELECT qid, doc_id, score FROM {_PARQUET}").to_arrow_table()
 
-    One sort (query, score as a float descending, doc id descending); a row's rank is then its
-    place in its query's block, found on the sorted columns (half the cost of a window). The
-    rows stay in (qid, rank) order, which the database stores in half the space.
-    """
-    import numpy as np
-    import pyarrow as pa
-    import pyarrow.compute as pc
 
-    table = con.sql(
-        f"SELECT qid, doc_id, score FROM {_TABLE} ORDER BY qid, {FLOAT32_SCORE} DESC, doc_id DESC"
-    ).to_arrow_table()
-    rows = table.num_rows
-    qids = table.column("qid")
-    changes = pc.not_equal(qids.slice(1), qids.slice(0, rows - 1)).to_numpy(zero_copy_only=False)
-    starts = np.flatnonzero(np.concatenate(([True], changes)))
-    lengths = np.diff(np.append(starts, rows))
-    rank = np.arange(1, rows + 1, dtype=np.int64) - np.repeat(starts, lengths)
-    return table.append_column("rank", pa.array(rank.astype(np.int32))), int(starts.size)
+def _read_exactly(path: Path, fmt: str) -> tuple[pa.Table, str | None]:
+    """A run the fast scan does not read: (its rows, its tag)."""
+    with wrong_kind_hints(path, "run"):
+        if fmt == "trec":
+            # The exact reader reads what the fast scan does not, or names the bad line.
+            cols = read_trec_run(path)
+            return _columns_table(cols), cols.tags[0] if len(cols.tags) == 1 else None
+        if fmt == "jsonl":
+            return _columns_table(read_jsonl_run(path)), None
+        return _parquet_table(path), None
+
+
+def _raw_size(path: Path) -> int:
+    """About how many bytes of text the file holds (a gzip file's trailer says, modulo 4 GiB)."""
+    size = path.stat().st_size
+    if not is_gzip(path):
+        return size
+    with path.open("rb") as fh:
+        fh.seek(-4, 2)
+        return max(int.from_bytes(fh.read(4), "little"), 4 * size)
+
+
+def _batches(paths: Sequence[Path]) -> list[list[int]]:
+    """The files in consecutive groups of about `_BATCH_BYTES` of text, parsed together: many
+    small runs share one read and one set of checks; a large one is parsed alone, which bounds
+    the memory an ingest takes beyond its parsed runs."""
+    batches: list[list[int]] = []
+    held = _BATCH_BYTES
+    for i, path in enumerate(paths):
+        size = _raw_size(path)
+        if held + size > _BATCH_BYTES:
+            batches.append([])
+            held = 0
+        batches[-1].append(i)
+        held += size
+    return batches
+
+
+def _parse_batch(
+    paths: Sequence[Path], formats: Sequence[str]
+) -> list[tuple[pa.Table, int, str | None]]:
+    """Read, check and rank the runs at `paths`: (table, queries, tag) of each."""
+    read: list[tuple[pa.Table, str | None]] = []
+    for path, fmt in zip(paths, formats, strict=True):
+        fast = scan_run(path) if fmt == "trec" else None
+        read.append(fast if fast is not None else _read_exactly(path, fmt))
+    ranked, twice = rank_runs([table for table, _ in read])
+    if twice:
+        # A pair listed twice: the exact reader names both lines (and refuses the file).
+        for i in twice:
+            read[i] = _read_exactly(paths[i], formats[i])
+        ranked, twice = rank_runs([table for table, _ in read])
+    return [(r.table, r.queries, tag) for r, (_, tag) in zip(ranked, read, strict=True)]
+
+
+def parse_runs(
+    paths: Sequence[str | Path], fmt: str | None = None, origins: Sequence[str | None] = ()
+) -> list[ParsedRun]:
+    """Read, check and rank the runs at `paths`, without touching the database; `origins[i]` is
+    what the database records as the source of run i (default: the resolved path)."""
+    files = [Path(p) for p in paths]
+    formats = []
+    for path in files:
+        check_readable(path)
+        with wrong_kind_hints(path, "run"):
+            formats.append(detect_format(path, "run", fmt))
+    parsed: list[ParsedRun] = []
+    for batch in _batches(files):
+        found = _parse_batch([files[i] for i in batch], [formats[i] for i in batch])
+        for i, (table, queries, tag) in zip(batch, found, strict=True):
+            origin = (origins[i] if i < len(origins) else None) or str(files[i].resolve())
+            parsed.append(ParsedRun(files[i], formats[i], table, queries, tag, origin))
+    return parsed
 
 
 def parse_run(path: str | Path, fmt: str | None = None, origin: str | None = None) -> ParsedRun:
     """Read, check and rank the run at `path`, without touching the database; `origin` is what
     the database records as its source (default: the resolved path)."""
-    path = Path(path)
-    check_readable(path)
-    tags: list[str] = []
-    with wrong_kind_hints(path, "run"):
-        fmt = detect_format(path, "run", fmt)
-        with scratch() as con:
-            if fmt == "trec":
-                fast = scan_run(con, path, _TABLE)
-                if fast is None:
-                    # The exact reader reads what the fast scan does not, or names the bad line.
-                    cols = read_trec_run(path)
-                    _register_columns(con, cols)
-                    tags = cols.tags
-                else:
-                    tags = fast
-            elif fmt == "jsonl":
-                _register_columns(con, read_jsonl_run(path))
-            else:
-                load_parquet_run(con, path, _TABLE)
-            table, queries = _ranked(con)
-    tag = tags[0] if len(tags) == 1 else None
-    return ParsedRun(path, fmt, table, queries, tag, origin or str(path.resolve()))
+    return parse_runs([path], fmt, [origin])[0]
 
 
 def _name_of(parsed: ParsedRun, name: str | None) -> tuple[str, str | Remedy]:
@@ -169,24 +201,36 @@ def _name_of(parsed: ParsedRun, name: str | None) -> tuple[str, str | Remedy]:
     return check_run_name(default_run_name(parsed.path)), "named by their file name"
 
 
-def store_run(store: Store, parsed: ParsedRun, name: str) -> RunIngested:
-    """Swap a parsed run into the database under `name`, in one short transaction."""
-    rows, now = parsed.table.num_rows, utcnow()
-    with store.write(create=True) as con, registered(con, "_run_arrow", parsed.table):
-        old = con.execute("SELECT run_key FROM runs WHERE name = ?", [name]).fetchone()
-        new_key = int(scalar(con, "SELECT coalesce(max(run_key), 0) + 1 FROM runs"))
-        con.execute(
-            "INSERT INTO run_rows SELECT ?, qid, doc_id, score, rank FROM _run_arrow", [new_key]
-        )
-        if old is not None:
-            con.execute("DELETE FROM run_rows WHERE run_key = ?", [old[0]])
-            con.execute("DELETE FROM runs WHERE name = ?", [name])
-        con.execute(
-            "INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?)",
-            [name, new_key, parsed.origin, parsed.format, rows, parsed.queries, now],
-        )
-    shown = str(parsed.path) if parsed.origin == str(parsed.path.resolve()) else parsed.origin
-    return RunIngested(name, shown, parsed.format, rows, parsed.queries, old is not None)
+def store_runs(store: Store, runs: Sequence[tuple[str, ParsedRun]]) -> list[RunIngested]:
+    """Swap parsed runs into the database under their names, all in one short transaction
+    (one lock, one commit): readers see every old run or every new one."""
+    now, done = utcnow(), []
+    with store.write(create=True) as con:
+        # fetchall: a result left unfinished would stop the registrations below.
+        ((last,),) = con.execute("SELECT coalesce(max(run_key), 0) FROM runs").fetchall()
+        key = int(last)
+        for name, parsed in runs:
+            key += 1
+            rows = parsed.table.num_rows
+            with registered(con, "_run_arrow", parsed.table):
+                found = con.execute("SELECT run_key FROM runs WHERE name = ?", [name]).fetchall()
+                old = found[0] if found else None
+                con.execute(
+                    "INSERT INTO run_rows SELECT ?, qid, doc_id, score, rank FROM _run_arrow", [key]
+                )
+            if old is not None:
+                con.execute("DELETE FROM run_rows WHERE run_key = ?", [old[0]])
+                con.execute("DELETE FROM runs WHERE name = ?", [name])
+            con.execute(
+                "INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?)",
+                [name, key, parsed.origin, parsed.format, rows, parsed.queries, now],
+            )
+            resolved = str(parsed.path.resolve())
+            shown = str(parsed.path) if parsed.origin == resolved else parsed.origin
+            done.append(
+                RunIngested(name, shown, parsed.format, rows, parsed.queries, old is not None)
+            )
+    return done
 
 
 def ingest_runs(
@@ -195,7 +239,7 @@ def ingest_runs(
     name: str | None = None,
     fmt: str | None = None,
 ) -> list[RunIngested]:
-    """Read every run, name each, refuse a clash, then store them one short transaction each."""
+    """Read every run, name each, refuse a clash, then store them all in one short transaction."""
     if name is not None and len(paths) > 1:
         raise UsageError(
             remedy(f"{{}} names one run, but {len(paths)} files were given", Param("name", None)),
@@ -207,7 +251,7 @@ def ingest_runs(
             ),
             value=name,
         )
-    parsed = [parse_run(path, fmt) for path in paths]
+    parsed = parse_runs(paths, fmt)
     named: dict[str, ParsedRun] = {}
     for run in parsed:
         run_name, origin = _name_of(run, name)
@@ -225,7 +269,7 @@ def ingest_runs(
                 value=run_name,
             )
         named[run_name] = run
-    return [store_run(store, run, run_name) for run_name, run in named.items()]
+    return store_runs(store, list(named.items()))
 
 
 def ingest_run(
@@ -237,7 +281,5 @@ def ingest_run(
 ) -> RunIngested:
     """Read the run at `path` and store it under `name` (default: its tag, else its stem);
     `origin` is what the database records as its source (default: the resolved path)."""
-    if origin is None:
-        return ingest_runs(store, [path], name, fmt)[0]
     parsed = parse_run(path, fmt, origin)
-    return store_run(store, parsed, _name_of(parsed, name)[0])
+    return store_runs(store, [(_name_of(parsed, name)[0], parsed)])[0]

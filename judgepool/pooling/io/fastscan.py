@@ -1,14 +1,22 @@
-"""Fast path for TREC runs and qrels: DuckDB's parallel CSV scanner, into a scratch connection.
+"""Fast path for TREC runs and qrels: a byte scan, then Arrow's CSV reader and compute kernels.
 
 The fast path accepts only files that the line-exact readers (pooling/io/readers.py) accept with the
 same values: one separator character (the first line's space or tab) between columns, no
 whitespace or control character inside a field, scores written as plain decimals, grades that
-fit 32 bits, no comment line, no (qid, doc_id) pair twice, at least one row. Anything else makes
-it give up (`None`), and the caller runs the readers, which either read the file (mixed
-whitespace, comments, hex floats) or say exactly which line is wrong.
+fit 32 bits, no comment line, at least one row. Anything else makes it give up (`None`), and the
+caller runs the readers, which either read the file (mixed whitespace, comments, hex floats) or
+say exactly which line is wrong. Pairs listed twice are the caller's to find: a run's are seen in
+the sort that ranks it (pooling/ingest_runs.py), so they cost no hash table here.
 
-It runs on a scratch in-memory connection, never on the database: a scan that fails cannot
-abort a write transaction, and the database's lock is not held while a file is parsed.
+Every check runs over the whole file at once, never per row in Python:
+- the bytes: one `translate` tells a file of printable ASCII (then no field can hold whitespace
+  or a control character), a few `find`s an empty field (a separator doubled, or at a line's
+  start or end), a comment line, or a lone carriage return (which Arrow would take for a line
+  end and trec_eval for a separator);
+- the fields: a file that is not plain ASCII has every field matched against the class of
+  characters an id may not hold (one RE2 pass per column); scores and grades are matched against
+  their syntax, then cast by Arrow, which rounds a decimal as C's strtod does (correctly, to the
+  nearest double; beyond the double range to infinity).
 """
 
 from __future__ import annotations
@@ -16,131 +24,130 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from judgepool.pooling.io.formats import is_gzip
+from judgepool.pooling.io.formats import open_binary
 from judgepool.pooling.io.values import DECIMAL, INTEGER, SQL_BAD_ID
 
 if TYPE_CHECKING:
-    import duckdb
+    import pyarrow as pa
 
 _RUN = ("qid", "q0", "doc_id", "rank", "score", "tag")
 _QRELS = ("qid", "iter", "doc_id", "grade")
 _PRINTABLE = bytes(range(0x21, 0x7F)) + b"\n"
 
 
-def _separator(path: Path) -> str | None:
-    """The single separator the first line uses, or None when it mixes or doubles them."""
-    import gzip
-
-    opener = gzip.open if is_gzip(path) else open
+def _bytes(path: Path) -> bytes | None:
+    """The file's bytes (decompressed when it is gzip), or None when they cannot be read."""
     try:
-        with opener(path, "rb") as fh:
-            first = fh.readline().rstrip(b"\r\n")
+        with open_binary(path) as fh:
+            return fh.read()
     except (OSError, EOFError):  # a corrupt stream: the exact reader will say where
         return None
+
+
+def _separator(data: bytes) -> bytes | None:
+    """The single separator the first line uses, or None when it mixes or doubles them."""
+    end = data.find(b"\n")
+    first = (data if end < 0 else data[:end]).rstrip(b"\r")
     if b"\t" in first and b" " not in first:
-        return "\t"
+        return b"\t"
     if b" " in first and b"\t" not in first and b"  " not in first:
-        return " "
+        return b" "
     return None
 
 
-def _plain(path: Path, sep: str) -> bool:
-    """Whether an uncompressed file holds only printable ASCII, `sep` and line ends (LF, CRLF).
-
-    Then no field can hold whitespace or a control character and SQL need not look for them (a
-    byte scan at memory speed instead of a regex per row). Anything else gets the regex check.
-    """
-    if is_gzip(path):
-        return False
-    keep = _PRINTABLE + sep.encode()
-    with path.open("rb") as fh:
-        while chunk := fh.read(1 << 24):
-            rest = chunk.translate(None, keep)
-            if rest and (rest.strip(b"\r") or chunk.count(b"\r") != chunk.count(b"\r\n")):
-                return False
-    return True
-
-
-def _read(
-    con: duckdb.DuckDBPyConnection, path: Path, table: str, columns: tuple[str, ...]
-) -> bool | None:
-    """Every column as text into `table`: None when the file is not one clean separator, else
-    whether it is plain (see `_plain`)."""
-    import duckdb
-
-    sep = _separator(path)
-    if sep is None:
+def _layout(data: bytes, sep: bytes) -> bool | None:
+    """None when the bytes alone send the file to the exact reader; else whether it is plain:
+    printable ASCII, `sep` and line ends (LF, CRLF) only."""
+    empty_field = (sep + sep, b"\n" + sep, sep + b"\n", sep + b"\r")
+    if data.startswith((sep, b"#")) or data.endswith(sep) or b"\n#" in data:
         return None
-    spec = ", ".join(f"'{name}': 'VARCHAR'" for name in columns)
-    compression = "gzip" if is_gzip(path) else "none"
+    if any(pattern in data for pattern in empty_field):
+        return None
+    returns = data.count(b"\r")
+    if returns and returns != data.count(b"\r\n"):
+        return None
+    return not data.translate(None, _PRINTABLE + sep).strip(b"\r")
+
+
+def _read(path: Path, columns: tuple[str, ...], keep: tuple[str, ...]) -> pa.Table | None:
+    """The file's columns `keep` as text, when the bytes allow the fast path and every field of
+    a file that is not plain ASCII holds a character an id may hold."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.csv as csv
+
+    data = _bytes(path)
+    sep = None if data is None else _separator(data)
+    if data is None or sep is None:
+        return None
+    plain = _layout(data, sep)
+    if plain is None:
+        return None
     try:
-        con.execute(
-            f"CREATE TEMP TABLE {table} AS SELECT * FROM read_csv($path, "
-            f"columns={{{spec}}}, header=false, delim=$sep, quote='', escape='', "
-            f"auto_detect=false, strict_mode=true, compression='{compression}')",
-            {"path": str(path), "sep": sep},
+        table = csv.read_csv(
+            pa.py_buffer(data),
+            read_options=csv.ReadOptions(column_names=list(columns)),
+            parse_options=csv.ParseOptions(
+                delimiter=sep.decode(), quote_char=False, double_quote=False, escape_char=False
+            ),
+            convert_options=csv.ConvertOptions(
+                column_types=dict.fromkeys(columns, pa.string()),
+                include_columns=list(keep if plain else columns),
+                strings_can_be_null=False,
+            ),
         )
-    except duckdb.Error:
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):  # a row with another column count
         return None
-    return _plain(path, sep)
-
-
-def _clean(
-    con: duckdb.DuckDBPyConnection,
-    table: str,
-    columns: tuple[str, ...],
-    plain: bool,
-    value_check: str,
-) -> bool:
-    """Whether every row is one the exact reader reads the same way (else drop the table).
-
-    No field may be empty (a doubled separator); unless the file is plain, one regex looks at
-    all the fields at once: whitespace or a control character in a field of any column sends
-    the file to the exact reader (which is stricter only about ids).
-    """
-    fields = ", ".join(columns)
-    bad = " OR ".join(
-        [f"{c} IS NULL" for c in columns]
-        + ([] if plain else [f"regexp_matches(concat({fields}), '{SQL_BAD_ID}')"])
-        + ["starts_with(qid, '#')", f"NOT ({value_check})"]
-    )
-    # Duplicates compare 64-bit hashes (cheaper than grouping string pairs): a collision reads
-    # as a duplicate, which only sends the file to the exact reader, never loses a row.
-    row = con.execute(
-        f"SELECT count(*), count(*) FILTER (WHERE {bad}), "
-        f"count(*) - count(DISTINCT hash(qid, doc_id)) FROM {table}"
-    ).fetchone()
-    if row is None or row[0] == 0 or row[1] > 0 or row[2] > 0:
-        con.execute(f"DROP TABLE {table}")
-        return False
-    return True
-
-
-def scan_run(con: duckdb.DuckDBPyConnection, path: Path, table: str) -> list[str] | None:
-    """Load a TREC run as temp view `table` (qid, doc_id, score DOUBLE); its tags (up to two),
-    or None (and no table) when the exact reader must read it."""
-    raw = f"{table}_text"
-    plain = _read(con, path, raw, _RUN)
-    check = f"regexp_full_match(score, '{DECIMAL}')"
-    if plain is None or not _clean(con, raw, _RUN, plain, check):
+    if table.num_rows == 0:
         return None
-    tags = [r[0] for r in con.execute(f"SELECT DISTINCT tag FROM {raw} LIMIT 2").fetchall()]
-    con.execute(
-        f"CREATE TEMP VIEW {table} AS SELECT qid, doc_id, CAST(score AS DOUBLE) AS score FROM {raw}"
-    )
-    return [str(t) for t in tags]
+    if not plain:
+        for name in columns:
+            if pc.any(pc.match_substring_regex(table.column(name), SQL_BAD_ID)).as_py():
+                return None
+        table = table.select(list(keep))
+    return table
 
 
-def scan_qrels(con: duckdb.DuckDBPyConnection, path: Path, table: str) -> bool:
-    """Load TREC qrels as temp view `table` (qid, doc_id, grade INTEGER); False (and no table)
-    when the exact reader must read them."""
-    raw = f"{table}_text"
-    plain = _read(con, path, raw, _QRELS)
-    check = f"regexp_full_match(grade, '{INTEGER}') AND TRY_CAST(grade AS INTEGER) IS NOT NULL"
-    if plain is None or not _clean(con, raw, _QRELS, plain, check):
-        return False
-    con.execute(
-        f"CREATE TEMP VIEW {table} AS "
-        f"SELECT qid, doc_id, CAST(grade AS INTEGER) AS grade FROM {raw}"
+def _full(column: pa.ChunkedArray, pattern: str) -> bool:
+    import pyarrow.compute as pc
+
+    return bool(pc.all(pc.match_substring_regex(column, f"^(?:{pattern})$")).as_py())
+
+
+def scan_run(path: Path) -> tuple[pa.Table, str | None] | None:
+    """The TREC run at `path` as (qid, doc_id, score DOUBLE) and its tag when every line carries
+    the same one, or None when the exact reader must read it."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    table = _read(path, _RUN, ("qid", "doc_id", "score", "tag"))
+    if table is None or not _full(table.column("score"), DECIMAL):
+        return None
+    try:
+        score = pc.cast(table.column("score"), pa.float64())
+    except pa.ArrowInvalid:  # a decimal Arrow does not read: the exact reader does
+        return None
+    tags = pc.min_max(table.column("tag"))
+    low, high = tags["min"].as_py(), tags["max"].as_py()
+    tag = str(low) if low == high else None
+    run = pa.Table.from_arrays(
+        [table.column("qid"), table.column("doc_id"), score], names=["qid", "doc_id", "score"]
     )
-    return True
+    return run, tag
+
+
+def scan_qrels(path: Path) -> pa.Table | None:
+    """TREC qrels as (qid, doc_id, grade INT32), or None when the exact reader must read them."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    table = _read(path, _QRELS, ("qid", "doc_id", "grade"))
+    if table is None or not _full(table.column("grade"), INTEGER):
+        return None
+    try:
+        grade = pc.cast(table.column("grade"), pa.int32())
+    except pa.ArrowInvalid:  # beyond 32 bits: the exact reader names the line
+        return None
+    return pa.Table.from_arrays(
+        [table.column("qid"), table.column("doc_id"), grade], names=["qid", "doc_id", "grade"]
+    )

@@ -2,7 +2,7 @@
 
 Each reader checks every line and raises `InputError` with the file, the 1-based line, what is
 wrong and what to do. The values themselves (ids, scores, grades, how a TREC line splits) follow
-pooling/io/values.py. The run and qrels ingest try a fast DuckDB scan first and come here when that
+pooling/io/values.py. The run and qrels ingest try a fast scan first and come here when that
 scan gives up: to say exactly where and why a file is wrong, or to read what the scan does not
 (mixed whitespace, comments, hex floats).
 """

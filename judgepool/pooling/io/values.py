@@ -9,7 +9,7 @@ integer in the 32-bit range. An id is a non-empty string without whitespace (a T
 not represent it) and without control characters (C0, DEL, C1: invisible in every report, and
 usually the sign of a corrupt or binary field).
 
-The fast DuckDB scan (pooling/io/fastscan.py) uses the SQL forms below; they accept a subset of what
+The fast scan (pooling/io/fastscan.py) uses the regex forms below; they accept a subset of what
 these functions accept, with the same values, so the readers stay the authority.
 """
 
@@ -41,8 +41,8 @@ INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
 # Whitespace (Python's str.isspace) and control characters (C0, DEL, C1): never in an id.
 _BAD_ID_CHARS = "\x00-\x20\x7f-\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
 _BAD_ID = re.compile(f"[{_BAD_ID_CHARS}]")
-#: The same class for DuckDB's RE2, plus U+FEFF: the fast scan leaves a mid-file byte order mark
-#: to the exact reader rather than reason about where DuckDB strips one.
+#: The same class for Arrow's RE2, plus U+FEFF: the fast scan leaves a mid-file byte order mark
+#: to the exact reader rather than reason about where a reader strips one.
 SQL_BAD_ID = (
     r"[\x{00}-\x{20}\x{7f}-\x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x{202f}\x{205f}"
     r"\x{3000}\x{feff}]"

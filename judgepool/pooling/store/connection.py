@@ -131,11 +131,13 @@ def _table_count(con: duckdb.DuckDBPyConnection) -> int:
     return int(row[0]) if row else 0
 
 
-def _check_ours(con: duckdb.DuckDBPyConnection, path: Path, create: bool) -> None:
+def _check_ours(con: duckdb.DuckDBPyConnection, path: Path, create: bool) -> int:
     """Refuse a DuckDB file that is not a judgepool database (another application's file must
-    never get our tables), and an empty one unless this write may create the schema."""
-    if _applied_version(con) > 0:
-        return
+    never get our tables), and an empty one unless this write may create the schema; the
+    schema version found (0: none yet), which the caller needs and need not read again."""
+    version = _applied_version(con)
+    if version > 0:
+        return version
     if _table_count(con) > 0:
         raise DatabaseError(
             f"{path} is a DuckDB file but not a judgepool database (it has tables of its own and "
@@ -149,13 +151,13 @@ def _check_ours(con: duckdb.DuckDBPyConnection, path: Path, create: bool) -> Non
             _START,
             value=str(path),
         )
+    return 0
 
 
 def _migrate(con: duckdb.DuckDBPyConnection, path: Path, create: bool) -> None:
     """Apply the migrations this database lacks, each in its own transaction; the schema itself
     is created only when `create` (an ingest into a new or empty file)."""
-    _check_ours(con, path, create)
-    version = _applied_version(con)
+    version = _check_ours(con, path, create)
     if version > SCHEMA_VERSION:
         raise DatabaseError(
             f"database {path} has schema version {version}, newer than this judgepool's "
@@ -216,8 +218,7 @@ class Store:
                             raise
                     else:
                         try:
-                            _check_ours(con, self.path, create=False)
-                            current = _applied_version(con) == SCHEMA_VERSION
+                            current = _check_ours(con, self.path, create=False) == SCHEMA_VERSION
                         except Exception:
                             con.close()
                             raise
@@ -310,7 +311,6 @@ class Store:
             shared = _registry.get(self._key)
             con = shared.con.cursor() if shared is not None else _open(self.path, True)
             try:
-                _check_ours(con, self.path, create=True)
-                return _applied_version(con)
+                return _check_ours(con, self.path, create=True)
             finally:
                 con.close()

@@ -226,8 +226,17 @@ def _qualifying(level: str, labeller: str | None, skip_prefix: str | None = None
     )
 
 
+def _among(among: str | None) -> str:
+    """A restriction of the labels read to the (qid, doc_id) pairs of relation `among`: a pair's
+    effective label depends on that pair's rows alone, so the rule's result is the same for it."""
+    return "" if among is None else f" AND (qid, doc_id) IN (SELECT qid, doc_id FROM {among})"
+
+
 def effective_labels_sql(
-    level: str, labeller: str | None = None, skip_prefix: str | None = None
+    level: str,
+    labeller: str | None = None,
+    skip_prefix: str | None = None,
+    among: str | None = None,
 ) -> str:
     """A subquery of (qid, doc_id, grade, source, labeller, judgment_id): one row per labelled pair.
 
@@ -235,7 +244,7 @@ def effective_labels_sql(
     jury label, else the latest ok judge label), and every reader of labels goes through it.
     `labeller` restricts the judge labels considered to one labeller; `skip_prefix` leaves out
     judges whose labeller starts with it (the offline judge's own evidence must not feed on its
-    earlier guesses); human labels always count.
+    earlier guesses); human labels always count. `among` restricts the pairs (see `_among`).
     """
     # One aggregate instead of a window: the pick key puts human labels above judge labels
     # (bit 62), a jury's above a single judge's (bit 61), and then the latest written first.
@@ -244,11 +253,11 @@ def effective_labels_sql(
                max_by(labeller, pick) AS labeller, max_by(id, pick) AS judgment_id
         FROM (SELECT qid, doc_id, grade, source, labeller, id,
                      ((source = 'human')::BIGINT << 62) + {_JUDGE_PICK} AS pick
-              FROM judgments WHERE {_qualifying(level, labeller, skip_prefix)})
+              FROM judgments WHERE {_qualifying(level, labeller, skip_prefix)}{_among(among)})
         GROUP BY qid, doc_id"""
 
 
-def judge_view_labels_sql(level: str, labeller: str | None = None) -> str:
+def judge_view_labels_sql(level: str, labeller: str | None = None, among: str | None = None) -> str:
     """The effective-label rule with the judge first: the labels as the judge left them.
 
     Same columns as `effective_labels_sql`; for a pair with an ok judge label (of `labeller`,
@@ -261,16 +270,19 @@ def judge_view_labels_sql(level: str, labeller: str | None = None) -> str:
                max_by(labeller, pick) AS labeller, max_by(id, pick) AS judgment_id
         FROM (SELECT qid, doc_id, grade, source, labeller, id,
                      ((source = 'judge')::BIGINT << 62) + id AS pick
-              FROM judgments WHERE {_qualifying(level, labeller)})
+              FROM judgments WHERE {_qualifying(level, labeller)}{_among(among)})
         GROUP BY qid, doc_id"""
 
 
-def label_view_sql(view: str, level: str, labeller: str | None = None) -> str:
-    """`effective` (the measures' labels) or `judge` (the judge's view) as a subquery."""
+def label_view_sql(
+    view: str, level: str, labeller: str | None = None, among: str | None = None
+) -> str:
+    """`effective` (the measures' labels) or `judge` (the judge's view) as a subquery; `among`
+    restricts it to the pairs of a relation (see `_among`)."""
     if view == "effective":
-        return effective_labels_sql(level, labeller)
+        return effective_labels_sql(level, labeller, among=among)
     if view == "judge":
-        return judge_view_labels_sql(level, labeller)
+        return judge_view_labels_sql(level, labeller, among)
     raise UsageError(f"unknown label view {view!r}", "use 'effective' or 'judge'")
 
 

@@ -37,12 +37,6 @@ def registered(con: duckdb.DuckDBPyConnection, name: str, table: pa.Table) -> It
         con.unregister(name)
 
 
-def temp_table_from(con: duckdb.DuckDBPyConnection, name: str, table: pa.Table) -> None:
-    """Copy an Arrow table into temp table `name` (rolled back with the transaction)."""
-    with registered(con, f"{name}_arrow", table) as view:
-        con.execute(f"CREATE TEMP TABLE {name} AS SELECT * FROM {view}")
-
-
 @contextmanager
 def scratch() -> Iterator[duckdb.DuckDBPyConnection]:
     """An in-memory DuckDB connection to parse and check a file on, away from the database:
