@@ -150,3 +150,23 @@ def test_a_ticker_says_the_start_then_every_few_seconds_and_a_long_end(
     fast(3, 3)  # done within the interval: the first line is enough
     assert len(quick) == 1
     assert [clock(s) for s in (4.4, 65, 3725)] == ["4 s", "1 min 05 s", "1 h 02 min"]
+
+
+def test_a_long_step_says_what_it_is_doing_and_a_quick_one_nothing(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from judgepool.ui.working import working
+
+    monkeypatch.setenv("JUDGEPOOL_PROGRESS_EVERY", "0.1")
+    with working("computing the bootstrap intervals (10,000 resamples)", first_after=0.1):
+        time.sleep(0.45)
+    said = capsys.readouterr().err.splitlines()
+    assert len(said) >= 2, said
+    assert all(
+        s.startswith("computing the bootstrap intervals (10,000 resamples): ")
+        and s.endswith(" s so far")
+        for s in said
+    )
+    with working("quick", first_after=1.0):
+        pass
+    assert capsys.readouterr().err == ""

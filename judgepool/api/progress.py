@@ -17,7 +17,9 @@ import sys
 import time
 from typing import TYPE_CHECKING, Any
 
-from judgepool.judge.progress_lines import clock, line_every, so_far
+from judgepool.judge.progress_lines import clock as clock
+from judgepool.judge.progress_lines import line_every as line_every
+from judgepool.judge.progress_lines import so_far
 
 if TYPE_CHECKING:
     from collections.abc import Callable
