@@ -12,12 +12,18 @@ export TRANSFORMERS_OFFLINE := 1
 
 .PHONY: setup demo check check-all lint deadcode typecheck test test-slow bench
 
+# A line per stage with the time so far: the install takes minutes and pip --quiet says nothing
+# (issue 24: a first `make demo` sat silent for about 8 minutes here).
 $(VENV)/.installed: pyproject.toml
-	python3 -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet "$(TORCH)"
-	$(PY) -m pip install --quiet -e ".[offline,test,bench]"
-	touch $@
+	@set -e; start=$$(date +%s); \
+	say() { echo "setup: $$1 ($$(( $$(date +%s) - start )) s so far)"; }; \
+	say "creating the virtualenv $(VENV)"; python3 -m venv $(VENV); \
+	say "upgrading pip"; $(PY) -m pip install --quiet --upgrade pip; \
+	say "installing $(TORCH) (the longest step: minutes)"; \
+	$(PY) -m pip install --quiet "$(TORCH)"; \
+	say "installing judgepool and its dependencies (streamlit, duckdb, litellm, ...)"; \
+	$(PY) -m pip install --quiet -e ".[offline,test,bench]"; \
+	touch $@; say "done"
 
 setup: $(VENV)/.installed
 

@@ -11,9 +11,13 @@
    between. Reported: reads, failed reads (target 0), longest wait for a read, whether the label
    count only grew, judged@10 of the least-judged run over time, renders that showed the banner,
    and the render times while the judge writes.
+3. In headless Chromium (bench/dashboard_browser_times.py; skipped without Chromium), as a
+   person sees it: each page's first load from navigation to its content drawn, idle and while
+   a judge writes, and a grade in the labelling queue (key press to the next pair on screen).
+   Targets (issue 24): first load <= 2 s idle, <= 3 s while a judge writes; a grade <= 0.5 s.
 
 Needs ../shared/data (TREC DL). Writes bench/results/dashboard.json.
-Run: .venv/bin/python bench/bench_dashboard.py [--seconds 20]
+Run: .venv/bin/python bench/bench_dashboard.py [--seconds 20] [--no-browser]
 """
 
 from __future__ import annotations
@@ -27,6 +31,8 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -116,22 +122,12 @@ def _spread(times: list[float]) -> dict[str, float] | None:
     }
 
 
-def two_processes(db: Path, seconds: float) -> dict[str, Any]:
-    """Reads by this process while a real `judgepool judge` process writes labels."""
-    from judgepool.ui.dashboard.data import db_version
+@contextmanager
+def judge_writing(db: Path) -> Iterator[subprocess.Popen[str]]:
+    """The real `judgepool judge` labelling the depth-100 pool (litellm against the fake
+    server, 8 calls in flight) until the block ends (then interrupted, as Ctrl-C)."""
     from tests.fake_openai import FakeOpenAI
 
-    pages = {"runs": app("runs"), "compare": app("compare")}
-    for page in pages.values():
-        page.run()
-    at = pages["runs"]
-    render: dict[str, list[float]] = {name: [] for name in pages}
-    banner = 0
-    turn = 0
-    waits: list[float] = []
-    counts: list[int] = []
-    judged: list[float] = []
-    failures: list[str] = []
     with FakeOpenAI(latency=0.05) as fake:
         env = {**os.environ, "OPENAI_API_KEY": "sk-bench-not-a-key", "JUDGEPOOL_DB": str(db)}
         judge = subprocess.Popen(
@@ -155,6 +151,30 @@ def two_processes(db: Path, seconds: float) -> dict[str, Any]:
             stderr=subprocess.STDOUT,
             text=True,
         )
+        try:
+            yield judge
+        finally:
+            judge.send_signal(2)
+            judge.communicate(timeout=120)
+
+
+def two_processes(db: Path, seconds: float) -> dict[str, Any]:
+    """Reads by this process while a real `judgepool judge` process writes labels."""
+    from judgepool.ui.dashboard.data import db_version
+
+    pages = {"runs": app("runs"), "compare": app("compare")}
+    for page in pages.values():
+        page.run()
+    at = pages["runs"]
+    render: dict[str, list[float]] = {name: [] for name in pages}
+    banner = 0
+    turn = 0
+    waits: list[float] = []
+    counts: list[int] = []
+    judged: list[float] = []
+    failures: list[str] = []
+    with judge_writing(db) as judge:
+        labels_now(db, judge)  # from its first labels on
         end = time.monotonic() + seconds
         next_page = 0.0
         while time.monotonic() < end and judge.poll() is None:
@@ -179,8 +199,6 @@ def two_processes(db: Path, seconds: float) -> dict[str, Any]:
                     judged.append(float(table[0]["Judged@10"].min()))
                 next_page = time.monotonic() + 0.5
             time.sleep(0.05)
-        judge.send_signal(2)
-        judge.communicate(timeout=120)
     waits.sort()
     return {
         "seconds": seconds,
@@ -200,9 +218,56 @@ def two_processes(db: Path, seconds: float) -> dict[str, Any]:
     }
 
 
+def labels_now(db: Path, judge: subprocess.Popen[str], timeout: float = 300) -> int:
+    """The label count once `judge` has written its first labels (it starts slowly on a loaded
+    machine: importing litellm, planning), so that what follows happens while it writes."""
+    from judgepool.ui.dashboard.data import db_version
+
+    first = db_version(str(db))
+    deadline = time.monotonic() + timeout
+    while True:
+        found = db_version(str(db))
+        if found != first or time.monotonic() > deadline or judge.poll() is not None:
+            return int(found[1]) if found else 0
+        time.sleep(0.2)
+
+
+def in_browser(db: Path) -> dict[str, Any] | None:
+    """Part 3: first loads idle and while a judge writes, and the queue's redraw."""
+    from dashboard_browser_times import dashboard, page_loads, queue_redraws  # bench/, this folder
+
+    from judgepool.api.audit import sample
+    from judgepool.api.doctor import find_chromium
+    from judgepool.api.store import Store
+
+    browser = find_chromium()
+    if browser is None:
+        print("no Chromium on PATH: the browser times are skipped", flush=True)
+        return None
+    # The Audit page opens on its labelling queue: every query, so that the sample holds the
+    # depth-100 holes the judge of part 2 labelled (DL19's own top 10s are fully judged).
+    sample(Store(db), 43, seed=1, depth=100)
+    with dashboard(browser, db) as (page, base):
+        idle = page_loads(page, base, cold=True)
+        with judge_writing(db) as judge:
+            before = labels_now(db, judge)
+            writing = page_loads(page, base, cold=False)
+            written = labels_now(db, judge) - before
+            still = judge.poll() is None
+        queue = queue_redraws(page, base, 10)
+    return {
+        "first_load_idle": idle,
+        "first_load_while_a_judge_writes": writing,
+        "judge_was_writing_throughout": still,
+        "labels_written_during_the_loads": written,
+        "queue_grade_to_next_pair": queue,
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=20.0)
+    parser.add_argument("--no-browser", action="store_true", help="skip the browser times")
     args = parser.parse_args()
     if not DL.is_dir():
         raise SystemExit(f"shared data absent: {DL}")
@@ -213,11 +278,13 @@ def main() -> None:
         build(db)
         renders = render_times()
         concurrent = two_processes(db, args.seconds)
+        browser = None if args.no_browser else in_browser(db)
     print(json.dumps(concurrent, indent=2))
     results = {
         "data": "TREC DL 2019 passage, 6 runs, 43 queries",
         "render": renders,
         "two_processes": concurrent,
+        "browser": browser,
     }
     (HERE / "results").mkdir(exist_ok=True)
     (HERE / "results" / "dashboard.json").write_text(json.dumps(results, indent=2) + "\n")

@@ -152,6 +152,24 @@ class BrowserPage(DevTools):
             mobile=False,
         )
 
+    def watch(self) -> None:
+        """From now on keep the page's requests, console messages and errors (`recorded`)."""
+        self.keep_events = True
+        for domain in ("Network", "Runtime", "Log"):
+            self.call(f"{domain}.enable", self.session)
+
+    def recorded(self) -> Any:
+        """What the page did since `watch` (or the last `recorded`): a tests.html_browser
+        PageLoad with its requests and console errors and warnings; the record starts again."""
+        from tests.html_browser import PageLoad, _record
+
+        self.evaluate("1")  # reads the events that arrived meanwhile
+        load = PageLoad()
+        for event in self.seen:
+            _record(load, event)
+        self.seen.clear()
+        return load
+
     def evaluate(self, expression: str) -> Any:
         """The value of a JavaScript expression in the page."""
         found = self.call(

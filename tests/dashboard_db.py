@@ -131,8 +131,9 @@ APP = Path(__file__).resolve().parent.parent / "judgepool" / "ui" / "app.py"
 PAGES = ("runs", "compare", "audit", "export")
 
 
-def open_page(page: str, timeout: float = 60) -> Any:
-    """An AppTest of the dashboard (JUDGEPOOL_DB = the test's database), run on `page`."""
+def open_page(page: str, timeout: float = 60, tab: str | None = None) -> Any:
+    """An AppTest of the dashboard (JUDGEPOOL_DB = the test's database), run on `page`; `tab`:
+    the Audit page's tab to open (only the open tab is drawn), as a person clicks it."""
     from streamlit.testing.v1 import AppTest
 
     # AppTest builds its session state outside a script run, which Streamlit logs as a warning
@@ -146,6 +147,9 @@ def open_page(page: str, timeout: float = 60) -> Any:
     at.run()
     if page != "runs":
         at.switch_page(f"dashboard/{page}.py").run()
+    if tab is not None:
+        at.session_state["audit_tabs"] = tab
+        at.run()
     return at
 
 
@@ -176,3 +180,12 @@ def charts(at: Any) -> list[tuple[dict[str, Any], list[dict[str, Any]]]]:
             rows = reader.read_all().to_pylist()
         found.append((json.loads(el.proto.spec), rows))
     return found
+
+
+def queue_button(at: Any, name: str) -> Any:
+    """The labelling queue's button `name` (`grade_2`, `skip`, `undo`): the grade and skip
+    buttons are the open pair's own, their keys end with a tag of the pair."""
+    found = [b for b in at.button if b.key == f"queue_{name}" or b.key.startswith(f"queue_{name}_")]
+    if len(found) != 1:
+        raise LookupError(f"{len(found)} queue buttons {name!r} on the page")
+    return found[0]

@@ -44,3 +44,5 @@ _.t_cdf
 _.binary
 # litellm's module switch, set on import to keep it quiet (judge/litellm_env.py).
 _.suppress_debug_info
+# The ASGI app `streamlit run ui/dashboard_server.py` finds by its name (judgepool ui).
+_.app

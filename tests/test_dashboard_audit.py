@@ -109,7 +109,7 @@ def test_overrides_that_cannot_be_right_are_refused(
 
 @pytest.mark.slow
 def test_page_shows_the_passage_as_plain_text_with_provenance(store: Store) -> None:
-    at = open_page("audit")
+    at = open_page("audit", tab="Browse & override")
     assert not at.exception, [e.value for e in at.exception]
     at.selectbox(key="audit_pair").set_value(("q1", "q1-d00")).run()
     assert not at.exception
@@ -131,7 +131,7 @@ def test_page_shows_the_passage_as_plain_text_with_provenance(store: Store) -> N
 
 @pytest.mark.slow
 def test_page_override_writes_a_human_label_that_becomes_effective(store: Store) -> None:
-    at = open_page("audit")
+    at = open_page("audit", tab="Browse & override")
     at.selectbox(key="audit_pair").set_value(("q2", "q2-d10")).run()
     at.radio(key="override_grade").set_value(0)
     at.text_area(key="override_note").input("off topic: about q3")
@@ -154,13 +154,14 @@ def test_page_override_writes_a_human_label_that_becomes_effective(store: Store)
     # includes this pair: the judge said 2 where the human says 0 (lenient).
     titles = [plain(e.label) for e in at.expander]
     assert any(t.startswith("EFFECTIVE · #") and "override:tester: grade 0" in t for t in titles)
-    metrics = {m.label: m.value for m in at.metric}
+    at.session_state["audit_tabs"] = "Agreement & calibration"
+    metrics = {m.label: m.value for m in at.run().metric}
     assert metrics["Pairs"] == "25" and metrics["Lenient: judge ≥ 2, human < 2"] == "1 (100.0%)"
 
 
 @pytest.mark.slow
 def test_page_refuses_an_override_without_a_grade(store: Store) -> None:
-    at = open_page("audit")
+    at = open_page("audit", tab="Browse & override")
     at.selectbox(key="audit_pair").set_value(("q2", "q2-d10")).run()
     at.button(key="override_submit").click().run()
     assert not at.exception
@@ -170,10 +171,12 @@ def test_page_refuses_an_override_without_a_grade(store: Store) -> None:
 
 @pytest.mark.slow
 def test_page_agreement_and_sample_progress(store: Store) -> None:
-    at = open_page("audit")
+    at = open_page("audit", tab="Agreement & calibration")
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["Pairs"] == "24" and metrics["Exact agreement"] == "0.500"
     assert metrics["Cohen's κ (0-3)"] == "0.000" and metrics["Cohen's κ (grade ≥ 2)"] == "–"
+    at.session_state["audit_tabs"] = "Browse & override"
+    at.run()
     at.number_input(key="audit_per_grade").set_value(2)
     at.number_input(key="audit_seed").set_value(5)
     at.button(key="audit_draw").click().run()

@@ -3,10 +3,27 @@ marking everything UNRELIABLE, the per-query chart and the two rankings of a que
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from pathlib import Path
+
 import pytest
 
+from judgepool.pooling.ingest_runs import ingest_run
 from judgepool.pooling.store.connection import Store
-from tests.dashboard_db import JUDGE, charts, frames, open_page, plain, texts_of
+from tests.dashboard_db import (
+    CAND_ORDER,
+    JUDGE,
+    QIDS,
+    WEAK_ORDER,
+    charts,
+    frames,
+    open_page,
+    plain,
+    run_text,
+    texts_of,
+)
+
+Writer = Callable[[str, str | bytes], Path]
 
 
 def test_a_comparison_above_the_gate_shows_paired_differences(store: Store) -> None:
@@ -34,13 +51,34 @@ def test_a_comparison_above_the_gate_shows_paired_differences(store: Store) -> N
     assert [r["delta"] for r in rows] == sorted((r["delta"] for r in rows), reverse=True)
 
 
+def test_the_page_opens_on_the_most_recent_pair_the_gate_lets_through(
+    store: Store, write: Writer
+) -> None:
+    """Issue 24: the demo opened Compare on bm25-v1 vs bm25-v2, a refused pair, so a new user's
+    first sight was a red refusal. Here the first run by name (`aaa-weak`) is under the gate,
+    and `new` (ingested last, fully judged) passes: the page opens on cand vs new."""
+    ingest_run(store, write("aaa.trec", run_text("aaa-weak", {q: WEAK_ORDER for q in QIDS})))
+    ingest_run(store, write("new.trec", run_text("new", CAND_ORDER)))
+    at = open_page("compare")
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.selectbox(key="compare_baseline").value == "cand"
+    assert at.multiselect(key="compare_candidates").value == ["new"]
+    assert not texts_of(at, "error") and frames(at, "verdict")
+    # The refusal is kept for the pair a person picks.
+    at.selectbox(key="compare_baseline").set_value("aaa-weak").run()
+    at.multiselect(key="compare_candidates").set_value(["new"]).run()
+    (banner,) = texts_of(at, "error")
+    assert "Comparison refused: 1 run is under the judged@10 gate of 0.9" in plain(banner)
+    assert "`offline` for the local judge" in " ".join(texts_of(at, "markdown"))
+
+
 @pytest.mark.slow
 def test_a_run_under_the_gate_is_refused_with_the_command_to_fix_it(store: Store) -> None:
     at = open_page("compare")
     at.multiselect(key="compare_candidates").set_value(["cand", "weak"]).run()
     assert not at.exception
     (banner,) = texts_of(at, "error")
-    assert "Comparison refused: 1 run(s) under the judged@10 gate of 0.9" in plain(banner)
+    assert "Comparison refused: 1 run is under the judged@10 gate of 0.9" in plain(banner)
     assert "weak: judged@10 0.600, 24 holes" in plain(banner)
     command = f"judgepool --db {store.path.resolve()} judge --depth 10 --run weak --model MODEL"
     assert command in texts_of(at, "code")

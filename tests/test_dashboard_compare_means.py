@@ -21,8 +21,13 @@ Cli = Callable[..., CliResult]
 
 
 def means_of(at: object) -> dict[str, dict[str, object]]:
+    """The means table's rows by run, with the bounds table's beside them."""
     (table,) = frames(at, "role")
-    return {r["run"]: r for r in table.to_dict("records")}
+    (bounds,) = frames(at, "nDCG@10 bounds")
+    found = {r["run"]: r for r in table.to_dict("records")}
+    for r in bounds.to_dict("records"):
+        found[r["run"]].update(r)
+    return found
 
 
 def test_each_runs_means_with_intervals_beside_the_differences(store: Store) -> None:

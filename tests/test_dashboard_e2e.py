@@ -85,7 +85,8 @@ def test_an_open_page_shows_labels_written_by_another_process(write: Writer) -> 
 def test_ui_binds_to_localhost_headless_without_telemetry() -> None:
     command = streamlit_command("127.0.0.1", 8765)
     options = dict(zip(command[6::2], command[7::2], strict=True))
-    assert command[1:5] == ["-P", "-m", "streamlit", "run"] and command[5].endswith("ui/app.py")
+    assert command[1:5] == ["-P", "-m", "streamlit", "run"]
+    assert command[5].endswith("ui/dashboard_server.py")
     assert options == {
         "--server.address": "127.0.0.1",
         "--server.port": "8765",

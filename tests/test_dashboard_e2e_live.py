@@ -57,7 +57,7 @@ def test_a_compare_link_while_a_judge_writes(write: Writer, tmp_path: Path) -> N
         page.open(f"http://127.0.0.1:{port}/compare?{urlencode(LINK)}")
         page.wait_until_drawn("Labels being written: 19 holes left in the depth-10 pool")
         text = page.text()
-        assert "Comparison refused: 1 run(s) under the judged@10 gate" in text  # weak
+        assert "Comparison refused: 1 run is under the judged@10 gate" in text  # weak
         assert "Holm's correction is over every candidate × measure on this page (2 × 3" in text
         page.click('[data-testid="stCheckbox"] label', "Compare anyway")
         page.wait_until_drawn("Means with 95% intervals", charts=1)

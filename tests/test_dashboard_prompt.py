@@ -13,7 +13,7 @@ from tests.dashboard_db import TRICKY_PASSAGE, open_page, texts_of
 
 @pytest.mark.slow
 def test_the_pair_view_shows_the_prompt_a_judge_sends(store: Store) -> None:
-    at = open_page("audit")
+    at = open_page("audit", tab="Browse & override")
     at.selectbox(key="audit_pair").set_value(("q1", "q1-d00")).run()
     assert not at.exception
     template = load_template()
@@ -34,7 +34,7 @@ def test_the_pair_view_shows_the_prompt_a_judge_sends(store: Store) -> None:
 
 @pytest.mark.slow
 def test_a_model_that_sends_no_prompt_is_said_so(store: Store) -> None:
-    at = open_page("audit")
+    at = open_page("audit", tab="Browse & override")
     at.selectbox(key="audit_pair").set_value(("q1", "q1-d00")).run()
     at.toggle(key="audit_show_prompt").set_value(True).run()
     at.text_input(key="audit_prompt_model").set_value("offline").run()

@@ -22,7 +22,7 @@ def test_runs_table_shows_judged_gate_and_holes_worked_out_by_hand(store: Store)
     assert [rows[r]["holes@10"] for r in rows] == [0, 0, 24]
     assert [rows[r]["gate"] for r in rows] == ["ok (≥ 0.9)", "ok (≥ 0.9)", "UNDER 0.9"]
     (warning,) = texts_of(at, "warning")
-    assert "1 run(s) under the Judged@10 gate of 0.9: weak" in plain(warning)
+    assert "1 run is under the Judged@10 gate of 0.9: weak" in plain(warning)
     assert texts_of(at, "subheader") == ["Runs — chunk level · k=10 · any judge"]
     assert "Evaluation set: 6 queries" in " ".join(texts_of(at, "caption"))
 

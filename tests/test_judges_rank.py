@@ -133,7 +133,7 @@ def test_the_audit_page_shows_judge_vs_judge(store: Store, monkeypatch: pytest.M
     from tests.dashboard_db import open_page
 
     monkeypatch.setenv("JUDGEPOOL_DB", str(store.path))
-    at = open_page("audit")
+    at = open_page("audit", tab="Agreement & calibration")
     assert not at.exception
     metrics = {m.label: m.value for m in at.metric}
     want = judges_agreement(store, "chunk", ["judge-x", "judge-y"])

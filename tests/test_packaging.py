@@ -52,6 +52,7 @@ def test_the_wheel_holds_only_the_judgepool_package(tmp_path: Path) -> None:
     assert "judgepool/judge/prompts/relevance-v1.txt" in names
     assert "judgepool/py.typed" in names
     assert "judgepool/ui/app.py" in names
+    assert "judgepool/ui/dashboard_server.py" in names
     top_level = next(n for n in names if n.endswith("top_level.txt"))
     assert zipfile.ZipFile(wheel).read(top_level).decode().split() == ["judgepool"]
 

@@ -26,7 +26,7 @@ from judgepool.metrics.evaluate import evaluate
 from judgepool.metrics.ppi import ppi_mean
 from judgepool.pooling.store.connection import Store
 from tests.conftest import CliResult
-from tests.dashboard_db import frames, open_page, plain, texts_of
+from tests.dashboard_db import frames, open_page, plain, queue_button, texts_of
 
 pytestmark = [pytest.mark.slow, pytest.mark.shared]
 
@@ -193,9 +193,9 @@ def test_trust_loop_end_to_end_on_dl19(
     qid, doc_id = first.split(" · ")
     assert (qid, doc_id) in expected
     shown = texts_of(at, "text")
-    assert query_text[qid] in shown and texts[doc_id] in shown
+    assert f"Query: {query_text[qid]}" in shown and texts[doc_id] in shown
     at.text_input(key="queue_user").input("tester")
-    at.button(key=f"queue_grade_{grades.get((qid, doc_id), 0)}").click().run()
+    queue_button(at, f"grade_{grades.get((qid, doc_id), 0)}").click().run()
     assert not at.exception, [e.value for e in at.exception]
     assert any(
         f"for {qid} · {doc_id} as a human label by audit:tester (1 of {len(expected)} "
@@ -283,9 +283,11 @@ def test_trust_loop_end_to_end_on_dl19(
         assert shown_row["judge-corrected"] == pytest.approx(c["ppi"]["estimate"])
         assert shown_row["judge check"] == c["verdict"]
         assert shown_row["audited"] == f"{c['ppi']['audited']} of {c['ppi']['of']}"
-    audit_page = open_page("audit")
-    assert not audit_page.exception, [e.value for e in audit_page.exception]
+    audit_page = open_page("audit")  # the queue: its progress
     progress = audit_page.get("progress")[0].proto.text
+    audit_page.session_state["audit_tabs"] = "Agreement & calibration"
+    audit_page.run()
+    assert not audit_page.exception, [e.value for e in audit_page.exception]
     assert progress.startswith(
         f"{len(rows)} of {len(rows)} pairs labelled · {AUDITED} of {AUDITED} queries fully audited"
     )

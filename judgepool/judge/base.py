@@ -123,6 +123,9 @@ class Judge(Protocol):
     # the loop awaits it at the end of its event loop (the LLM judge closes litellm's cached
     # HTTP clients there). And `def readiness(self) -> JudgeError | None`: what would stop a
     # real run before any call (the LLM judge: no key); a run raises it, a dry run only says it.
+    # And an attribute `note: Callable[[str], None] | None`: the loop sets it before `prepare`
+    # to the progress sink's `preparing` (when it has one and shows progress), for a long
+    # preparation to say how far it is (the offline judge embeds every text there).
 
 
 class TransientJudgeFailure(Exception):

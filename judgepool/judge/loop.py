@@ -163,6 +163,8 @@ class LabellingLoop:
         if problem is not None:
             raise problem
         if requests:
+            if hasattr(self.judge, "note"):  # optional hooks (see judge.base)
+                self.judge.note = getattr(self.progress, "preparing", None)
             self.judge.prepare(self.store, requests)
         started = time.monotonic()
         self.stats.prepare_s = started - loading

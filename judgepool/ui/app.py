@@ -26,7 +26,8 @@ PAGES = (
     ("export", "Export", ":material/download:"),
 )
 
-st.set_page_config(page_title="judgepool", page_icon=":material/balance:", layout="wide")
+# An emoji icon is drawn by the web page itself; a :material/...: one is fetched from the internet.
+st.set_page_config(page_title="judgepool", page_icon="⚖️", layout="wide")
 pages = [
     st.Page(HERE / "dashboard" / f"{name}.py", title=title, icon=icon, url_path=name)
     for name, title, icon in PAGES

@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -108,11 +108,13 @@ def embed(
     cache: EmbeddingCache,
     model: str,
     batch: int = 256,
+    progress: Callable[[int, int], None] | None = None,
 ) -> tuple[dict[str, npt.NDArray[np.float32]], EmbedStats]:
     """Vectors of `texts` keyed by content hash: from the cache, the rest encoded and stored.
 
     Texts are encoded in their normalised form (the form the hash is of), in batches of `batch`
-    stored as they finish, so an interrupted run keeps what it paid for.
+    stored as they finish, so an interrupted run keeps what it paid for. `progress(done, of)` is
+    told before the first batch and after each (texts to encode, not those found cached).
     """
     started = time.perf_counter()
     by_hash: dict[str, str] = {}
@@ -123,11 +125,15 @@ def embed(
     # part is done, and stored, first).
     missing = sorted((h for h in by_hash if h not in found), key=lambda h: -len(by_hash[h]))
     for start in range(0, len(missing), batch):
+        if progress is not None:
+            progress(start, len(missing))
         part = missing[start : start + batch]
         vectors = encoder.encode([normalise(by_hash[h]) for h in part])
         rows = {h: vectors[i] for i, h in enumerate(part)}
         cache.store(model, rows)
         found.update(rows)
+    if progress is not None and missing:
+        progress(len(missing), len(missing))
     stats = EmbedStats(
         len(texts),
         len(by_hash),

@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict
 from typing import Any
 
@@ -41,6 +41,7 @@ from judgepool.judge.offline.model import (
     precision_setting,
     threads_setting,
 )
+from judgepool.judge.progress_lines import ticker
 from judgepool.pooling.io.text import content_hash, normalise
 from judgepool.pooling.store.connection import Store
 
@@ -89,6 +90,7 @@ class OfflineJudge:
         self.calibrations: dict[str, Calibration] = {}
         self.embed_stats = EmbedStats()
         self.prepare_seconds: float | None = None
+        self.note: Callable[[str], None] | None = None  # set by the loop: where to say progress
         self._answers: dict[JudgeRequest, JudgeAnswer] = {}
         self._keys: dict[JudgeRequest, str] = {}
 
@@ -177,7 +179,7 @@ class OfflineJudge:
             *(r.passage for r in requests),
             *(item.text for items in labelled.values() for item in items),
         ]
-        vectors, stats = embed(texts, self.encoder, cache, vectors_key)
+        vectors, stats = embed(texts, self.encoder, cache, vectors_key, progress=self._told(level))
         for name in ("texts", "unique", "cached", "encoded"):
             setattr(self.embed_stats, name, getattr(self.embed_stats, name) + getattr(stats, name))
         self.embed_stats.seconds += stats.seconds
@@ -211,6 +213,24 @@ class OfflineJudge:
                 calibration,
                 vec(request.passage),
             )
+
+    def _told(self, level: str) -> Callable[[int, int], None] | None:
+        """What `embed` tells as it goes, said to `note` (set by the loop): the model's load,
+        then a line every few seconds; a DL19 run embeds for minutes (issue 24: 12 silent)."""
+        note = self.note
+        if note is None:
+            return None
+        tick = ticker(note, f"offline judge, {level} level, embedding", "texts")
+        loading = self.encoder.load_seconds is None
+
+        def tell(done: int, total: int) -> None:
+            nonlocal loading
+            if loading and done == 0 and total:
+                note(f"offline judge: loading the model {self.source.name} (once per run)")
+                loading = False
+            tick(done, total)
+
+        return tell
 
     def _decide(
         self,

@@ -178,7 +178,7 @@ def _truth_report(db: Path, data: Path) -> None:
 @click.option(
     "--progress/--no-progress",
     default=None,
-    help="Show the judge's progress bar [default: when stderr is a terminal].",
+    help="Show the judge's progress: a bar on a terminal, a line every 5 s in a log.",
 )
 @click.pass_context
 def demo(

@@ -34,6 +34,7 @@ from judgepool.ui.commands.comparing import by_option, fail_on_option
 from judgepool.ui.commands.corrected_table import corrected_means
 from judgepool.ui.format import echo_json
 from judgepool.ui.options import judge_option, level_option, runs_option
+from judgepool.ui.working import working
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -180,7 +181,8 @@ def eval_command(
         seed=seed,
         average=average,
     )
-    found = evaluate(store, runs, spec, by=by)
+    with working(f"computing the measures and bootstrap intervals ({resamples:,} resamples)"):
+        found = evaluate(store, runs, spec, by=by)
     ev, groups = found.result, found.by_group
     tables.warn(ev)
     if fmt == "json":
@@ -273,7 +275,8 @@ def compare_command(
         gate=gate,
         force=force,
     )
-    found = compare(store, baseline, candidates, spec, fail_on=fail_on, by=by, refuse=False)
+    with working(f"comparing: bootstrap intervals and sign flips ({resamples:,} resamples)"):
+        found = compare(store, baseline, candidates, spec, fail_on=fail_on, by=by, refuse=False)
     report = found.report
     tables.warn(report.comparison.evaluation)
     ranked = None

@@ -135,7 +135,7 @@ from judgepool.ui.options import (
 @click.option(
     "--progress/--no-progress",
     default=None,
-    help="Show the progress bar [default: when stderr is a terminal].",
+    help="Show progress: a bar on a terminal, a line every 5 s in a log [default: both].",
 )
 @batch_options
 @click.pass_obj

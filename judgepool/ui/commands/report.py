@@ -19,6 +19,7 @@ from judgepool.ui.commands.comparing import by_option, fail_on_option
 from judgepool.ui.commands.evaluate import force_option, gate_option, measure_options
 from judgepool.ui.format import note
 from judgepool.ui.options import judge_option, level_option
+from judgepool.ui.working import working
 
 _OUT = click.Path(path_type=Path)
 
@@ -93,9 +94,10 @@ def report(
         gate=gate,
         force=force,
     )
-    done = write_report(
-        store, baseline, candidates, spec, html=html, markdown=markdown, fail_on=fail_on, by=by
-    )
+    with working(f"building the report: comparison ({resamples:,} resamples) and charts"):
+        done = write_report(
+            store, baseline, candidates, spec, html=html, markdown=markdown, fail_on=fail_on, by=by
+        )
     words = "; ".join(f"{v.candidate} {v.word}" for v in done.comparison.report.verdicts)
     if done.html is not None:
         note(f"{done.html}: HTML report written ({words})")

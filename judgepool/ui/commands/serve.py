@@ -1,7 +1,8 @@
 """`judgepool ui`: serve the Streamlit dashboard on this machine (127.0.0.1 unless --host says).
 
-The dashboard runs as `python -P -m streamlit run ui/app.py` in a child process, headless, with
-usage statistics off and the file watcher off; the database path reaches it through
+The dashboard runs as `python -P -m streamlit run ui/dashboard_server.py` (Streamlit's server
+for ui/app.py, with the page HTML and warm-up of ui/dashboard/server.py) in a child process,
+headless, with usage statistics off and the file watcher off; the database path reaches it through
 JUDGEPOOL_DB. Its reads wait at most JUDGEPOOL_LOCK_TIMEOUT seconds for another process's write
 (default here 10 s, not 60: a page then shows its last figures with a notice and tries again at
 the next refresh, instead of hanging). Streamlit is imported only there, never by
@@ -30,7 +31,7 @@ import click
 from judgepool.api.store import ENV_DB, ENV_LOCK_TIMEOUT, Store
 from judgepool.errors import DatabaseError, JudgepoolError, UsageError
 
-APP = Path(__file__).parent.parent / "app.py"
+APP = Path(__file__).parent.parent / "dashboard_server.py"
 UI_LOCK_TIMEOUT = "10"
 
 

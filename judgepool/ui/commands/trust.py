@@ -74,7 +74,7 @@ from judgepool.ui.options import depth_option, judge_option, level_option, runs_
 @click.option(
     "--progress/--no-progress",
     default=None,
-    help="Show the progress bar [default: when stderr is a terminal].",
+    help="Show progress: a bar on a terminal, a line every 5 s in a log [default: both].",
 )
 @click.pass_obj
 def calibrate(

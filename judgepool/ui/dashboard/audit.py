@@ -23,14 +23,14 @@ from judgepool.api import browse as browse_api
 from judgepool.api.store import Store
 from judgepool.defaults import Level
 from judgepool.errors import JudgepoolError
-from judgepool.ui.dashboard import data
+from judgepool.ui.dashboard import data, links
 from judgepool.ui.dashboard.audit_calibration import calibration_panel
 from judgepool.ui.dashboard.audit_parts import agreement_panel, label_detail, sample_panel
-from judgepool.ui.dashboard.audit_queue import queue_panel
+from judgepool.ui.dashboard.audit_queue import queue_panel, skipped_link, take_skipped
 from judgepool.ui.dashboard.judges_panel import judges_panel
 from judgepool.ui.dashboard.page import render_page
 from judgepool.ui.dashboard.prompt_view import show_prompt
-from judgepool.ui.dashboard.view import View, md, safe_version, show_error
+from judgepool.ui.dashboard.view import View, current, md, safe_version, show_error
 from judgepool.ui.reporting import on_the_command_line
 
 PAIR = "audit_pair"
@@ -217,13 +217,15 @@ def pair_view(view: View, version: data.Version, pair: tuple[str, str]) -> None:
 
 
 def _from_link() -> None:
-    """Once per session, open the pair named in the URL: /audit?qid=Q&doc_id=D."""
+    """Once per session, open the pair named in the URL (/audit?qid=Q&doc_id=D) and take the
+    queue's skipped pairs (skip=QID DOC_ID, repeated)."""
     if st.session_state.get("_audit_linked"):
         return
     st.session_state["_audit_linked"] = True
     qid, doc_id = st.query_params.get("qid"), st.query_params.get("doc_id")
     if qid and doc_id:
         st.session_state[PAIR] = (qid, doc_id)
+    take_skipped(links.linked_all("skip"))
 
 
 def _browse_tab(view: View, version: data.Version) -> None:
@@ -264,25 +266,41 @@ def body(view: View) -> None:
         return
     linked = st.session_state.get(PAIR) is not None
     try:
+        # Only the open tab runs (on_change="rerun"): the queue is not slowed by the label
+        # listing and the agreement figures of the tabs nobody looks at.
         queue, browse_tab, agreement = st.tabs(
-            list(TABS), key="audit_tabs", default=TABS[1] if linked else TABS[0]
+            list(TABS),
+            key="audit_tabs",
+            default=TABS[1] if linked else TABS[0],
+            on_change="rerun",
         )
-        with queue:
-            queue_panel(view, version)
-        with browse_tab:
-            _browse_tab(view, version)
-        with agreement:
-            agreement_panel(view, version)
-            judges_panel(view, version)
-            calibration_panel(view, version)
+        if queue.open:
+            with queue:
+                queue_panel(view, _share)
+        if browse_tab.open:
+            with browse_tab:
+                _browse_tab(view, version)
+        if agreement.open:
+            with agreement:
+                agreement_panel(view, version)
+                judges_panel(view, version)
+                calibration_panel(view, version)
     except JudgepoolError as err:
         show_error(err)
 
 
+def _share() -> None:
+    """Write the page's link now (the queue redraws alone, without the page)."""
+    links.share(current().link, link())
+
+
 def link() -> dict[str, list[str]]:
-    """This page's part of the URL: the open pair (/audit?qid=Q&doc_id=D)."""
+    """This page's part of the URL: the open pair (/audit?qid=Q&doc_id=D) and the queue's
+    skipped pairs (skip=QID DOC_ID, repeated)."""
     pair = st.session_state.get(PAIR)
-    return {"qid": [str(pair[0])], "doc_id": [str(pair[1])]} if pair else {}
+    found = {"qid": [str(pair[0])], "doc_id": [str(pair[1])]} if pair else {}
+    skipped = skipped_link()
+    return {**found, "skip": skipped} if skipped else found
 
 
 def render() -> None:

@@ -27,6 +27,7 @@ from judgepool.ui.dashboard.compare_corrected import corrected_panel
 from judgepool.ui.dashboard.compare_rankings import rankings_side_by_side
 from judgepool.ui.dashboard.compare_tables import (
     UNRELIABLE,
+    bounds_table,
     deltas_table,
     effectiveness,
     holm_note,
@@ -66,6 +67,11 @@ def per_query_rows(
     ]
 
 
+def _runs_are(count: int) -> str:
+    """`1 run is`, `2 runs are`."""
+    return "1 run is" if count == 1 else f"{count} runs are"
+
+
 def refusal_banner(cmp: ComparisonFigures) -> None:
     """Who is under the gate, by how much, and the command that fixes it."""
     from judgepool.metrics.gate import describe
@@ -74,13 +80,16 @@ def refusal_banner(cmp: ComparisonFigures) -> None:
     listing = "; ".join(describe(r, k, cmp.gate) for r in cmp.refused)
     st.error(
         md(
-            f"Comparison refused: {len(cmp.refused)} run(s) under the judged@{k} gate of "
+            f"Comparison refused: {_runs_are(len(cmp.refused))} under the judged@{k} gate of "
             f"{cmp.gate:g} ({listing}). Their unlabelled docs count as non-relevant, so "
             "their scores are too low to compare."
         )
     )
     if cmp.command is not None:
-        st.markdown("Fill the holes with this command (`MODEL` = a litellm model string):")
+        st.markdown(
+            "Fill the holes with this command (`MODEL`: `offline` for the local judge, no key "
+            "and no cost, or a litellm model such as `openai/gpt-4o-mini`):"
+        )
         st.code(command_line(cmp.command), language="bash", wrap_lines=True)
     if any(r.missing for r in cmp.refused):
         st.markdown(
@@ -94,6 +103,7 @@ def means(view: View, version: data.Version, cmp: ComparisonFigures, mark: str) 
     """Each compared run's own figures (ranx-style), and why they may move."""
     st.subheader(f"{mark}Means with 95% intervals — {md(view.label)}")
     st.dataframe(means_table(cmp), hide_index=True, key="compare_means")
+    st.dataframe(bounds_table(cmp), hide_index=True, key="compare_bounds")
     st.caption(md(means_caption(cmp)))
     live.ideal_caption(view, version)
     live.ideal_notes(view, version, cmp.evaluation, "compare")
@@ -141,7 +151,8 @@ def figures(view: View, version: data.Version, cmp: ComparisonFigures) -> None:
             md(
                 f"{UNRELIABLE}: compared anyway although "
                 + ", ".join(r.run for r in cmp.refused)
-                + f" are under the judged@{cmp.evaluation.k} gate. Every figure below is "
+                + f" {'is' if len(cmp.refused) == 1 else 'are'} under the "
+                f"judged@{cmp.evaluation.k} gate. Every figure below is "
                 "marked unreliable."
             )
         )
@@ -228,6 +239,22 @@ def _from_link(runs: list[str]) -> None:
             st.session_state[f"_linked_{key}"] = True
 
 
+def _open_on_a_comparable_pair(view: View, version: data.Version, runs: list[str]) -> None:
+    """Once per session, when no link chose the runs: the most recent pair the gate lets
+    through (data.opening_pair); a refused pair still shows its refusal when picked."""
+    if st.session_state.get("_compare_opened"):
+        return
+    st.session_state["_compare_opened"] = True
+    if st.session_state.get(BASELINE) is not None or st.session_state.get(CANDIDATES):
+        return
+    try:
+        pair = data.opening_pair(view.db, version, view.level, view.labeller, view.k)
+    except JudgepoolError:
+        return  # the comparison below says what is wrong
+    if pair is not None and pair[0] in runs and pair[1] in runs:
+        st.session_state[BASELINE], st.session_state[CANDIDATES] = pair[0], [pair[1]]
+
+
 def link() -> links.Params:
     """This page's part of the URL: what is chosen now."""
     state = st.session_state
@@ -255,6 +282,7 @@ def body(view: View) -> None:
         st.info("Comparing needs two runs: ingest another with `judgepool ingest run FILE`.")
         return
     _from_link(runs)
+    _open_on_a_comparable_pair(view, version, runs)
     left, right = st.columns([1, 2])
     baseline = left.selectbox("Baseline", runs, key=BASELINE, on_change=_reset_consent)
     others = [r for r in runs if r != baseline]

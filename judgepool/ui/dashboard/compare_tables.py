@@ -2,9 +2,10 @@
 
 `means_table` has one row per compared run: each measure's mean with its 95% interval and a
 marker when the run is significantly better (▲) or worse (▼) than the baseline by the same
-Holm-corrected test as the differences table; judged@k against the gate; holes in its top k;
-and, for a run with holes, the bounds the CLI prints (every hole counted grade 0, as now, and the
-top grade, the lower first). `deltas_table` has one row per candidate x measure. Both are plain
+Holm-corrected test as the differences table; judged@k against the gate; holes in its top k.
+`bounds_table`, beside it, the bounds the CLI prints for a run with holes (every hole counted
+grade 0, as now, and the top grade, the lower first): in one table with the means they were cut
+off at 1440 px (issue 24). `deltas_table` has one row per candidate x measure. Both are plain
 DataFrames (text shown as text), built from `metrics.compare.Comparison` only.
 """
 
@@ -70,7 +71,6 @@ def means_table(cmp: ComparisonFigures) -> pd.DataFrame:
     ev = cmp.evaluation
     names = effectiveness(cmp)
     tested = {(d.candidate, d.measure): d for d in cmp.deltas}
-    with_bounds = [str(m) for m in ev.measures if m.threshold is not None]
     rows = []
     for run in (cmp.baseline, *cmp.candidates):
         s = ev.summaries[run]
@@ -80,6 +80,20 @@ def means_table(cmp: ComparisonFigures) -> pd.DataFrame:
             row[m] = fmt_mean(s.mean[m], s.ci95[m], marker(tested.get((run, m))))
         row[f"Judged@{ev.k}"] = fmt_judged(s.judged_exact, cmp.gate)
         row[f"holes@{ev.k}"] = s.holes
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def bounds_table(cmp: ComparisonFigures) -> pd.DataFrame:
+    """One row per compared run, the baseline first: each thresholded measure's bounds."""
+    import pandas as pd
+
+    ev = cmp.evaluation
+    with_bounds = [str(m) for m in ev.measures if m.threshold is not None]
+    rows = []
+    for run in (cmp.baseline, *cmp.candidates):
+        s = ev.summaries[run]
+        row: dict[str, Any] = {"run": run}
         for m in with_bounds:
             row[f"{m} bounds"] = fmt_bounds(None if s.bounds is None else s.bounds.get(m))
         rows.append(row)

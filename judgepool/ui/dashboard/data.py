@@ -77,6 +77,26 @@ def run_names(db: str, version: Version) -> list[str]:
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
+def opening_pair(
+    db: str, version: Version, level: Level, labeller: str | None, k: int
+) -> tuple[str, str] | None:
+    """The pair Compare opens on: the two most recent runs (by ingest time, then name) that pass
+    the judged@k gate, the older one as baseline; None when fewer than two pass. Opening on a
+    refused pair greeted a new user with a red refusal (issue 24)."""
+    from judgepool.defaults import GATE
+    from judgepool.metrics.gate import passes
+
+    runs = jp.open(db).runs().sort(["ingested_at", "name"], descending=True)
+    summaries = evaluation(db, version, level, labeller, k).summaries
+    ok = [
+        str(name)
+        for name in runs["name"]
+        if name in summaries and passes(summaries[name].judged_exact, GATE)
+    ]
+    return (ok[1], ok[0]) if len(ok) >= 2 else None
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
 def default_level(db: str, version: Version) -> Level:
     """The level to open on: the one that has labels (the rule every command follows)."""
     return browse.default_level(Store(db))

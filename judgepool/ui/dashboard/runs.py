@@ -118,7 +118,8 @@ def body(view: View) -> None:
         st.warning(md(text))
     if under:
         st.warning(
-            f"{len(under)} run(s) under the {judged_name} gate of {GATE:g}: "
+            f"{'1 run is' if len(under) == 1 else f'{len(under)} runs are'} under the "
+            f"{judged_name} gate of {GATE:g}: "
             + md(", ".join(under))
             + ". Comparisons with them are refused; the Compare page gives the command that "
             "fills their holes."

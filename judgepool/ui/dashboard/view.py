@@ -80,8 +80,9 @@ def sidebar() -> View:
     """Draw the shared controls and return the choices."""
     db = database()
     bar = st.sidebar
-    bar.caption("database")
-    bar.code(db, language=None, wrap_lines=True)
+    # A caption, not st.code: a code block loads a syntax highlighter in the browser on every
+    # page (about 0.6 s of its main thread), and a path needs none.
+    bar.caption(f"database: {md(db)}")
     version = safe_version(db, quiet=True)
     # Open on the level that has labels (the rule every command follows without --level): a
     # database labelled only per document (re-chunking) would show nothing at the chunk level.
