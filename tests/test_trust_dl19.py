@@ -169,8 +169,8 @@ def test_trust_loop_end_to_end_on_dl19(
     assert len(set(qids)) == AUDITED and set(qids) <= set(query_text)
     expected = {(q, d) for q, d in holes if q in qids}  # the judge labelled every hole
     assert (
-        f"to label: {len(expected)} judge-labelled pairs in their pool, 0 with a human "
-        f"label already, {len(expected)} left" in drawn.out
+        f"to label: {len(expected)} judge-labelled pairs of theirs (every judge label their "
+        f"measures read), 0 with a human label already, {len(expected)} left" in drawn.out
     )
     listed = cli("audit", "sample", "--list", "--format", "tsv")
     assert listed.code == 0, listed.err
@@ -255,7 +255,7 @@ def test_trust_loop_end_to_end_on_dl19(
         )  # README's figures (run with -s)
     table = cli("compare", "bm25", "tasb")
     assert table.code == 0, table.err
-    assert f"of audit sample #1 ({AUDITED} drawn, seed 1)" in table.out
+    assert f"of audit sample #1 ({AUDITED} drawn, uniform design, seed 1)" in table.out
     for comparison in report["comparisons"]:
         ppi = comparison["ppi"]
         lo, hi = ppi["ci95"]
