@@ -100,7 +100,7 @@ def corrected_panel(cmp: ComparisonFigures) -> None:
         (d.candidate, d.measure, trust.deltas.get((d.candidate, d.measure))) for d in cmp.deltas
     ]
     for line in verdict_lines(found):
-        st.markdown(md("- " + line))
+        st.info(md(line))
     notes = [
         "The plain interval trusts the judge's labels; the judge-corrected one checks them "
         "against the audited queries.",
