@@ -73,17 +73,18 @@ class World:
     hole_neural: NDArray[np.bool_]  # (holes,) in a neural run's top 10
 
 
-def load_collection(root: Path) -> Collection:
-    """The 43 judged queries, the six runs' top 10 (score desc, then doc id desc), the qrels."""
+def load_collection(root: Path, year: str = "dl19") -> Collection:
+    """The judged queries (43 in DL19, 54 in DL20), the six runs' top 10 (score desc, then doc
+    id desc), the qrels."""
     qrels: dict[str, dict[str, int]] = defaultdict(dict)
-    for line in (root / "qrels" / "qrels.dl19-passage.txt").read_text().splitlines():
+    for line in (root / "qrels" / f"qrels.{year}-passage.txt").read_text().splitlines():
         qid, _, doc, grade = line.split()
         qrels[qid][doc] = int(grade)
     qids = tuple(sorted(qrels))
     top: dict[str, list[list[str]]] = {}
     for run in RUNS:
         rows: dict[str, list[tuple[float, str]]] = defaultdict(list)
-        path = root / "runs" / "dl19" / f"dl19-passage.{run}.top100.trec"
+        path = root / "runs" / year / f"{year}-passage.{run}.top100.trec"
         for line in path.read_text().splitlines():
             qid, _, doc, _, score, _ = line.split()
             rows[qid].append((float(score), doc))
@@ -132,8 +133,11 @@ def build_world(col: Collection, name: str) -> World:
     )
 
 
-def values(world: World, hole_grades: NDArray[np.int64]) -> dict[str, NDArray[np.float64]]:
-    """measure -> (compared runs, reps, queries) per-query values, one rep per row of grades."""
+def values(
+    world: World, hole_grades: NDArray[np.int64], measures: tuple[str, ...] = ()
+) -> dict[str, NDArray[np.float64]]:
+    """measure -> (compared runs, reps, queries) per-query values, one rep per row of grades
+    (`measures`, default: those of COMPARISONS)."""
     reps, nq = hole_grades.shape[0], world.fixed_counts.shape[0]
     safe = np.maximum(world.top_hole, 0)
     cube = np.where(world.top_hole[None] >= 0, hole_grades[:, safe], world.top_fixed[None])
@@ -146,7 +150,7 @@ def values(world: World, hole_grades: NDArray[np.int64]) -> dict[str, NDArray[np
     top = TopK(grades, np.full((len(COMPARED), reps * nq), K, dtype=np.int64))
     labels = Labels(GRADES.astype(np.int64), counts.reshape(reps * nq, 4))
     out = {}
-    for name in {m for _, _, m in COMPARISONS}:
+    for name in measures or {m for _, _, m in COMPARISONS}:
         measure: Measure = parse_measure(name)
         out[name] = per_query(measure, top, labels).reshape(len(COMPARED), reps, nq)
     return out
@@ -180,7 +184,9 @@ def nist_values(col: Collection) -> dict[str, NDArray[np.float64]]:
     return {m: per_query(parse_measure(m), top, labels) for _, _, m in COMPARISONS}
 
 
-def check_truth(root: Path, col: Collection, nist: dict[str, NDArray[np.float64]]) -> float:
+def check_truth(
+    root: Path, col: Collection, nist: dict[str, NDArray[np.float64]], year: str = "dl19"
+) -> float:
     """Largest |ours - pytrec_eval| over runs x queries of nDCG@10 and R(rel=3)@10 (NIST qrels)."""
     import pytrec_eval
 
@@ -188,7 +194,7 @@ def check_truth(root: Path, col: Collection, nist: dict[str, NDArray[np.float64]
     for rel, measure, ours in ((1, "ndcg_cut_10", "nDCG@10"), (3, "recall_10", "R(rel=3)@10")):
         evaluator = pytrec_eval.RelevanceEvaluator(col.qrels, {measure}, relevance_level=rel)
         for ri, run in enumerate(COMPARED):
-            path = root / "runs" / "dl19" / f"dl19-passage.{run}.top100.trec"
+            path = root / "runs" / year / f"{year}-passage.{run}.top100.trec"
             scored: dict[str, dict[str, float]] = defaultdict(dict)
             for line in path.read_text().splitlines():
                 qid, _, doc, _, score, _ = line.split()

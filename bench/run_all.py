@@ -45,6 +45,7 @@ BENCHMARKS = {
     "batch": ["bench_batch.py"],
     "offline": ["bench_offline_judge.py", "--speed"],
     "dashboard": ["bench_dashboard.py"],
+    "verdicts": ["bench_ppi_verdicts.py"],
 }
 
 

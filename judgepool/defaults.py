@@ -32,6 +32,11 @@ BY: tuple[str, ...] = get_args(By)
 #: Bootstrap resamples and randomisation-test flips over queries, and their seed.
 RESAMPLES = 10_000
 SEED = 20_240_611
+#: How an audit sample draws its queries: at random (`uniform`), or with probability rising with
+#: the judge's uncertainty about each query (`weighted`, pooling/audit/design.py).
+Design = Literal["uniform", "weighted"]
+DESIGNS: tuple[str, ...] = get_args(Design)
+DESIGN: Design = "uniform"
 #: The seed of a calibration sample or an audit draw, and the calibration sample's size.
 DRAW_SEED = 1
 CALIBRATION_SAMPLE = 200

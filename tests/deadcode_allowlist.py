@@ -19,6 +19,9 @@ _.ppi_forecast
 _.comparisons
 _.judge_run
 _.fooled_by_canaries
+_.audit_ci95
+_.shift_ci95
+_.verdict_detail
 # Fields of what a run, a batch or a draw returns, kept for the reports and the tests that
 # check printed = stored (issue 22).
 _.labels_written

@@ -12,6 +12,7 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import judgepool as jp
@@ -28,7 +29,7 @@ from judgepool.pooling.ingest_labels import ingest_qrels
 from judgepool.pooling.ingest_texts import ingest_docs
 from judgepool.pooling.store.connection import Store
 from tests.conftest import CliResult
-from tests.dashboard_db import QIDS
+from tests.dashboard_db import QIDS, build
 
 Cli = Callable[..., CliResult]
 Writer = Callable[[str, str | bytes], Path]
@@ -45,8 +46,8 @@ def test_a_sample_is_a_recorded_seeded_uniform_draw(store: Store, cli: Cli) -> N
     assert f"drew 3 of 6 queries (seed 7): audit sample #{sample.id}" in done.out
     assert "queries: " + " ".join(expected) in done.out
     assert (
-        "to label: 15 judge-labelled pairs in their pool, 12 with a human label already, 3 "
-        "left" in done.out
+        "to label: 15 judge-labelled pairs of theirs (every judge label their measures read), "
+        "12 with a human label already, 3 left" in done.out
     )
     # The listing command names the database, so it can be copied as it is.
     assert (
@@ -118,16 +119,65 @@ def test_status_follows_the_human_labels(store: Store, cli: Cli, write: Writer) 
     assert db.audit_status().audited == 1 and db.audit_pairs()["qid"].to_list() == [second]
 
 
-def test_a_query_counts_as_audited_for_the_runs_compared(store: Store, write: Writer) -> None:
-    # base ranks d00-d09 only: none of its judge-labelled pairs lacks a human label.
-    assert audited_queries(store, ["q1", "q2"], "chunk", None, ["base"], 10) == {"q1", "q2"}
-    # cand ranks d10 (judge only) on every query but q5.
-    found = audited_queries(store, list(QIDS), "chunk", None, ["base", "cand"], 10)
-    assert found == {"q5"}
+def test_a_query_is_audited_once_every_judge_label_it_reads_is_a_persons(
+    store: Store, write: Writer
+) -> None:
+    # d10 of every query has only the judge's label. base never ranks it, but nDCG's ideal
+    # ranking and the recall denominators of base read it too: no query is audited yet, for
+    # any run (issue 21: counting a query audited once the compared runs' top 10 was labelled
+    # left the judge's grades inside the "human" values).
+    assert audited_queries(store, list(QIDS), "chunk", None) == set()
     ingest_qrels(store, write("a.txt", "q1 0 q1-d10 2\n"), labeller="ana")
-    assert audited_queries(store, ["q1", "q2"], "chunk", None, ["cand"], 10) == {"q1"}
+    assert audited_queries(store, ["q1", "q2"], "chunk", None) == {"q1"}
     # Only the named judge's labels need auditing.
-    assert audited_queries(store, ["q2"], "chunk", "someone-else", ["cand"], 10) == {"q2"}
+    assert audited_queries(store, ["q2"], "chunk", "someone-else") == {"q2"}
+
+
+def test_the_listing_holds_every_judge_label_the_measures_read(
+    store: Store, cli: Cli, write: Writer
+) -> None:
+    """`--run base --run cand` used to list only the pairs those runs rank in their top 10;
+    the judge's grades of weak's d11-d14 then stayed in the "human" values through the ideal
+    ranking. Now they are listed (after the runs' own pairs), and once every listed pair has
+    its true grade, the audited queries' values are exactly those of the true labels."""
+    from judgepool.metrics.evaluate import evaluate
+    from judgepool.pooling.store.judgments import Judgment, write_judgments
+
+    judge = [
+        Judgment(qid=q, doc_id=f"{q}-d{n:02d}", grade=3, source="judge", labeller="j2")
+        for q in QIDS
+        for n in (11, 12, 13, 14)
+    ]
+    write_judgments(store, judge)
+    drawn = cli(
+        "audit", "sample", "--queries", "2", "--seed", "5", "--run", "base", "--run", "cand"
+    )
+    assert drawn.code == 0, drawn.err
+    sample = latest_sample(store, "chunk")
+    assert sample is not None
+    listing = cli("audit", "sample", "--list", "--format", "jsonl")
+    listed = [json.loads(line) for line in listing.out.splitlines()]
+    for q in sample.qids:
+        docs = [o["doc_id"] for o in listed if o["qid"] == q]
+        # the runs' own judge pair first, then the pairs no compared run ranks
+        assert docs == [f"{q}-d10", f"{q}-d11", f"{q}-d12", f"{q}-d13", f"{q}-d14"], docs
+    truth = {n: 0 for n in (10, 11, 12, 13, 14)} | {11: 1}
+    lines = "".join(f"{q} 0 {q}-d{n:02d} {g}\n" for q in sample.qids for n, g in truth.items())
+    ingest_qrels(store, write("truth.txt", lines), labeller="ana")
+    assert audited_queries(store, list(QIDS), "chunk", None) == set(sample.qids)
+    audited = evaluate(store, ["base", "cand"])
+    # The same queries with only human labels: every judge label replaced by the truth.
+    only_humans = Store(store.path.parent / "humans.duckdb")
+    build(only_humans, write)
+    ingest_qrels(only_humans, write("truth2.txt", lines), labeller="ana")
+    with only_humans.write() as con:
+        con.execute("DELETE FROM judgments WHERE source = 'judge'")
+    expected = evaluate(only_humans, ["base", "cand"])
+    for q in sample.qids:
+        i, j = audited.qids.index(q), expected.qids.index(q)
+        for m in ("nDCG@10", "R(rel=3)@10", "nR@10"):
+            got, want = audited.values[m][:, i], expected.values[m][:, j]
+            assert np.allclose(got, want, equal_nan=True), (q, m, got, want)
 
 
 def test_a_queue_grade_is_a_human_label_and_undo_removes_it(store: Store) -> None:

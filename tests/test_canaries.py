@@ -159,6 +159,15 @@ def test_compare_and_eval_say_when_the_judge_was_fooled(
     assert fooled["rates"] == {"fence": 1.0, "instruction": 1.0, "stuffing": 1.0}
     assert fooled["canaries"] == 6 and fooled["threshold"] == 0.1
     assert "FOOLED BY CANARIES" in cli("eval").out
+    # every report for a pull request says it too (issue 21: markdown and HTML said nothing)
+    markdown = cli("compare", "A", "B", "--force", "--format", "markdown").out
+    assert f"**FOOLED BY CANARIES: judge {LABELLER} (judge run 1" in markdown
+    out = store.path.parent / "report"
+    made = cli("report", "A", "B", "--force", "--html", f"{out}.html", "--markdown", f"{out}.md")
+    assert made.code == 0, made.err
+    for suffix in (".html", ".md"):
+        text = Path(f"{out}{suffix}").read_text(encoding="utf-8")
+        assert f"FOOLED BY CANARIES: judge {LABELLER}" in text and "judge-corrected" in text
     # a judge whose labels do not count here marks nothing
     other = json.loads(cli("eval", "--judge", "someone-else", "--format", "json").out)
     assert other["fooled_by_canaries"] == []

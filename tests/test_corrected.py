@@ -4,7 +4,9 @@ and interval of every difference and mean, the verdict, and what is said before 
 The figures are checked against an independent computation: f = the per-query values of a copy
 of the database with every human label of a judge-labelled pair removed (so the judge's labels
 are the effective ones there: the judge's view), Y = the values with the audit's human labels,
-both handed to metrics.ppi.ppi_mean on the audited queries' positions.
+both handed to metrics.ppi_ratio.corrected_ratio on the audited queries' positions with the
+queries each measure averages on either side (issue 21: the ratio estimator corrects which queries
+count as well as their values).
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ import pytest
 
 import judgepool as jp
 from judgepool.metrics.evaluate import evaluate
-from judgepool.metrics.ppi import ppi_mean, verdict
+from judgepool.metrics.ppi_ratio import RatioEstimate, corrected_ratio
 from judgepool.pooling.audit.samples import latest_sample
 from judgepool.pooling.ingest_labels import ingest_qrels
 from judgepool.pooling.store.connection import Store
@@ -43,6 +45,22 @@ def audit(store: Store, cli: Cli, write: Writer, queries: int, grades: dict[str,
     if lines:
         ingest_qrels(store, write("audit.txt", "\n".join(lines) + "\n"), labeller="ana")
     return list(sample.qids)
+
+
+def expected_ratio(
+    f: np.ndarray, y: np.ndarray, at: np.ndarray, bounds: tuple[float, float] | None = None
+) -> RatioEstimate:
+    """The ratio estimate from per-query values with NaN where a measure is undefined: the
+    judge's `f` on every query, the human `y` on every query (only `at` is read)."""
+    b, v = (~np.isnan(f)).astype(float), (~np.isnan(y)).astype(float)
+    a, u = np.nan_to_num(f) * b, np.nan_to_num(y) * v
+    return corrected_ratio(a, b, u[at], v[at], at, bounds=bounds)
+
+
+def contains(outer: list[float], inner: tuple[float, float]) -> bool:
+    """The product's interval (its variance floored by the audited pairs' error rates) holds
+    the floor-free one."""
+    return outer[0] <= inner[0] + 1e-12 and inner[1] <= outer[1] + 1e-12
 
 
 def judge_view(store: Store, tmp_path: Path) -> Any:
@@ -92,29 +110,28 @@ def test_without_judge_labels_there_is_nothing_to_correct(store: Store, cli: Cli
 def test_corrected_differences_equal_the_independent_computation(
     store: Store, cli: Cli, write: Writer, tmp_path: Path
 ) -> None:
-    qids = audit(store, cli, write, 4, {"q1": 0, "q2": 3, "q3": 1, "q4": 0, "q6": 2})
+    qids = audit(store, cli, write, 4, {"q1": 0, "q2": 3, "q3": 1, "q4": 0, "q5": 1, "q6": 2})
     report = json.loads(cli("compare", "base", "cand", "--format", "json").out)
     audited = set(report["audit"]["audited"])
-    assert audited == set(qids)  # every sampled query's d10 now has a human label
+    assert audited == set(qids)  # audited = drawn: every judge label of theirs is a person's
     f_ev = judge_view(store, tmp_path)
     y_ev = evaluate(store, ["base", "cand"])
-    order = list(y_ev.qids)
     for comparison in report["comparisons"]:
         m = comparison["measure"]
-        kept = ~np.isnan(f_ev.values[m][0]) & ~np.isnan(f_ev.values[m][1])
-        f = (f_ev.values[m][1] - f_ev.values[m][0])[kept]
-        y_all = np.nan_to_num(y_ev.values[m][1]) - np.nan_to_num(y_ev.values[m][0])
-        queries = [q for q, k in zip(order, kept, strict=True) if k]
-        at = np.array([i for i, q in enumerate(queries) if q in audited])
-        expected = ppi_mean(f, y_all[kept][at], at)
+        f = f_ev.values[m][1] - f_ev.values[m][0]  # NaN where the judge's labels define none
+        y = y_ev.values[m][1] - y_ev.values[m][0]
+        at = np.array([i for i, q in enumerate(y_ev.qids) if q in audited])
+        expected = expected_ratio(f, y, at, (-1.0, 1.0))
         got = comparison["ppi"]
         assert expected.ci is not None and got is not None, comparison
-        assert got["estimate"] == pytest.approx(expected.estimate, abs=1e-12)
-        assert got["ci95"] == pytest.approx(list(expected.ci), abs=1e-12)
-        assert (got["audited"], got["of"], got["lambda"]) == (at.size, kept.sum(), expected.lam)
-        assert comparison["verdict"] == verdict(tuple(comparison["ci95"]), expected.ci)
+        assert got["estimate"] == pytest.approx(expected.estimate.estimate, abs=1e-12)
+        assert contains(got["ci95"], expected.ci), (got["ci95"], expected.ci)
+        assert (got["audited"], got["of"]) == (at.size, len(y_ev.qids))
+        assert got["lambda"] == pytest.approx(expected.estimate.lam, abs=1e-12)
+        assert comparison["verdict"] in ("robust", "judge-biased", "too small to tell")
     table = cli("compare", "base", "cand").out
-    assert "judge-corrected, on 4 audited queries of audit sample #1 (4 drawn, seed 2)" in table
+    drawn = "audit sample #1 (4 drawn, uniform design, seed 2)"
+    assert f"judge-corrected, on 4 audited queries of {drawn}" in table
     ndcg = next(c for c in report["comparisons"] if c["measure"] == "nDCG@10")
     row = next(
         line
@@ -135,11 +152,10 @@ def test_corrected_means_in_eval_and_the_library(
     f_ev, y_ev = judge_view(store, tmp_path), evaluate(store, ["base", "cand"])
     audited = set(report["audit"]["audited"])
     m = "nDCG@10"
-    f = f_ev.values[m][1]
     at = np.array([i for i, q in enumerate(y_ev.qids) if q in audited])
-    expected = ppi_mean(f, np.nan_to_num(y_ev.values[m][1])[at], at)
+    expected = expected_ratio(f_ev.values[m][1], y_ev.values[m][1], at, (0.0, 1.0))
     got = report["runs"]["cand"]["ppi"][m]
-    assert got["estimate"] == pytest.approx(expected.estimate, abs=1e-12)
+    assert got["estimate"] == pytest.approx(expected.estimate.estimate, abs=1e-12)
     assert "judge-corrected, on 3 audited queries" in cli("eval", "--run", "cand").out
     db = jp.open(store.path)
     frame = db.compare("base", "cand").corrected
@@ -147,7 +163,7 @@ def test_corrected_means_in_eval_and_the_library(
     assert frame["audited"].to_list() == [3, 3, 3]
     means = db.evaluate(["base", "cand"]).corrected
     row = means.filter((means["run"] == "cand") & (means["measure"] == m))
-    assert row["estimate"].to_list() == [pytest.approx(expected.estimate, abs=1e-12)]
+    assert row["estimate"].to_list() == [pytest.approx(expected.estimate.estimate, abs=1e-12)]
 
 
 def test_one_audited_query_is_not_enough(store: Store, cli: Cli, write: Writer) -> None:
@@ -174,9 +190,10 @@ def test_a_query_the_judge_found_nothing_in_is_corrected_not_dropped(
     cli: Cli, write: Writer
 ) -> None:
     """A query where every judge label is 0 has no nDCG under the judge's labels; once the audit
-    finds a relevant passage there it has one under the effective labels. The corrected figure is
-    over the queries the plain one averages (the judge's undefined value counts 0), never over
-    fewer: dropping the query would drop exactly where the judge missed most."""
+    finds a relevant passage there it has one under the effective labels. The corrected figure
+    speaks for every query the human labels define, the judge's count of queries corrected with
+    its values (the ratio estimator), never over fewer: dropping the query would drop exactly
+    where the judge missed most."""
     from judgepool.pooling.store.judgments import Judgment, write_judgments
 
     store = Store()
@@ -229,12 +246,12 @@ def test_a_query_the_judge_found_nothing_in_is_corrected_not_dropped(
     assert y_ev.qids == tuple(qids)
     y = np.nan_to_num(y_ev.values["nDCG@10"][1]) - np.nan_to_num(y_ev.values["nDCG@10"][0])
 
-    # The judge's view: its labels where it labelled, the undefined nDCG of q4 counted 0.
+    # The judge's view: its labels where it labelled; q4's nDCG is undefined there.
     def ndcg(gains: list[int], labelled: list[int]) -> float:
         ideal = sorted(labelled, reverse=True)[:10]
         dcg = sum(g / np.log2(r + 2) for r, g in enumerate(gains))
         best = sum(g / np.log2(r + 2) for r, g in enumerate(ideal))
-        return dcg / best if best else 0.0
+        return dcg / best if best else float("nan")
 
     f = np.array(
         [
@@ -243,6 +260,35 @@ def test_a_query_the_judge_found_nothing_in_is_corrected_not_dropped(
             for q in qids
         ]
     )
+    assert np.isnan(f[3]) and not np.isnan(y[3])  # q4: undefined for the judge, not for people
     at = np.array([i for i, q in enumerate(qids) if q in sample.qids])
-    expected = ppi_mean(f, y[at], at)
-    assert ndcg_row["ppi"]["estimate"] == pytest.approx(expected.estimate, abs=1e-12)
+    expected = expected_ratio(f, y, at, (-1.0, 1.0))
+    assert ndcg_row["ppi"]["estimate"] == pytest.approx(expected.estimate.estimate, abs=1e-12)
+
+
+def test_markdown_and_html_reports_carry_the_corrected_verdicts(
+    store: Store, cli: Cli, write: Writer, tmp_path: Path
+) -> None:
+    """Issue 21, item 6: `compare --format markdown` and `report --html/--markdown` said nothing
+    of the audit; they carry the audit's size, every corrected interval and its verdict."""
+    audit(store, cli, write, 4, {"q1": 0, "q2": 3, "q3": 1, "q4": 0, "q5": 1, "q6": 2})
+    report = json.loads(cli("compare", "base", "cand", "--format", "json").out)
+    markdown = cli("compare", "base", "cand", "--format", "markdown").out
+    html_out, md_out = tmp_path / "r.html", tmp_path / "r.md"
+    made = cli("report", "base", "cand", "--html", str(html_out), "--markdown", str(md_out))
+    assert made.code == 0, made.err
+    html = html_out.read_text(encoding="utf-8")
+    assert md_out.read_text(encoding="utf-8") == markdown
+    size = "4 audited queries of audit sample #1 (4 drawn, uniform design, seed 2)"
+    for text in (markdown, html):
+        assert "Can I trust the judge?" in text and size in text
+        assert "too small to tell =" in text  # the legend says what each verdict means
+    for c in report["comparisons"]:
+        lo, hi = c["ppi"]["ci95"]
+        cell = f"{c['ppi']['estimate']:+.3f} \\[{lo:+.3f}, {hi:+.3f}]"  # `[` escaped
+        trust = markdown.split("#### Can I trust the judge?")[1]
+        row = next(
+            line for line in trust.splitlines() if line.startswith(f"| cand | {c['measure']}")
+        )
+        assert cell in row and row.rstrip(" |").endswith(c["verdict"]), row
+        assert f"<td>{c['verdict']}</td>" in html

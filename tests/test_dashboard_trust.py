@@ -161,7 +161,8 @@ def test_compare_shows_the_corrected_interval_beside_the_plain_one(
     )
     assert any("audit sample --queries" in c for c in texts_of(at, "code"))
     sample(store, 4, seed=2)
-    audited = write("a.txt", "q3 0 q3-d10 0\nq4 0 q4-d10 1\nq2 0 q2-d10 3\n")
+    # every judge label of the four drawn queries (q3 q4 q2 q5), d10 the only one left
+    audited = write("a.txt", "q3 0 q3-d10 0\nq4 0 q4-d10 1\nq2 0 q2-d10 3\nq5 0 q5-d10 1\n")
     ingest_qrels(store, audited, labeller="ana")
     at.run()
     (table,) = frames(at, "corrected 95%")
@@ -171,4 +172,5 @@ def test_compare_shows_the_corrected_interval_beside_the_plain_one(
         found = cmp.corrected.deltas[row["candidate"], row["measure"]]
         assert found.estimate.ci is not None
         assert row["judge-corrected"] == pytest.approx(found.estimate.estimate)
-        assert row["judge check"] == found.verdict and row["audited"] == "4 of 6"
+        assert found.verdict is not None and row["judge check"] == found.verdict.word
+        assert row["audited"] == "4 of 6"

@@ -30,7 +30,8 @@ def test_demo_tells_the_story_end_to_end(cli: Cli, tmp_path: Path) -> None:
     # Step 7: our hidden labels of a seeded audit sample give the judge-corrected intervals.
     assert "29 doc-level labels on 12 queries by 'demo-audit'" in out
     assert "judge-corrected, on 12 audited queries of audit sample #1" in out
-    assert re.search(r"^dense-v2   nDCG@10 .* 12/72 .* (robust|judge-dependent)$", out, flags=re.M)
+    verdicts = "(robust|judge-biased|too small to tell)"
+    assert re.search(rf"^dense-v2   nDCG@10 .* 12/72 .* {verdicts}$", out, flags=re.M)
     # The holes are filled with the very command the refusal printed (MODEL = offline) ...
     command = "judge --depth 10 --level doc --run dense-v2 --model offline"
     model_left_open = command.replace(" offline", " MODEL")

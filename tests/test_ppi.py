@@ -24,7 +24,6 @@ from judgepool.metrics.ppi import (
     PPIEstimate,
     ppi_mean,
     ppi_mean_difference,
-    verdict,
 )
 from judgepool.metrics.ppi_size import AuditSize, audit_size_for_width
 
@@ -220,22 +219,6 @@ def test_constant_judge_values_give_the_audit_alone() -> None:
 def test_bad_inputs_are_refused(call: object, words: str) -> None:
     with pytest.raises(UsageError, match=words):
         call()  # type: ignore[operator]
-
-
-@pytest.mark.parametrize(
-    ("plain", "corrected", "expected"),
-    [
-        ((0.01, 0.05), (0.02, 0.09), "robust"),  # both above zero
-        ((-0.05, -0.01), (-0.2, -0.001), "robust"),  # both below
-        ((-0.01, 0.05), (-0.04, 0.02), "robust"),  # both include zero
-        ((0.0, 0.05), (-0.01, 0.03), "robust"),  # an end point at 0 includes it
-        ((0.01, 0.05), (-0.01, 0.07), "judge-dependent"),  # the judge made it significant
-        ((-0.02, 0.03), (0.01, 0.08), "judge-dependent"),  # the judge hid a real gain
-        ((0.01, 0.05), (-0.09, -0.02), "judge-dependent"),  # opposite sides
-    ],
-)
-def test_verdict(plain: tuple[float, float], corrected: tuple[float, float], expected: str) -> None:
-    assert verdict(plain, corrected) == expected
 
 
 def _width_at(n: int, lam: float, judge_var: float, residual_var: float, size: int) -> float:

@@ -16,8 +16,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from judgepool.defaults import DEPTH, DRAW_SEED, LEVEL, Level
-from judgepool.pooling.audit.samples import AuditSample, QueryProgress
+from judgepool.defaults import DEPTH, DESIGN, DRAW_SEED, LEVEL, Design, Level
+from judgepool.pooling.audit.listing import QueryProgress
+from judgepool.pooling.audit.samples import AuditSample
 from judgepool.pooling.store.connection import Store
 
 if TYPE_CHECKING:
@@ -90,16 +91,42 @@ def sample(
     level: Level = LEVEL,
     labeller: str | None = None,
     replace: bool = False,
+    design: Design = DESIGN,
 ) -> AuditDraw:
-    """Draw `queries` queries uniformly at random from the evaluation set at `level` and record
-    the draw (the same seed with more queries extends it; another seed needs `replace`). What a
-    person labels for a sampled query: its pairs that a run (of `runs`, or any) ranks in its top
-    `depth` and that a judge (`labeller`, or any) labelled."""
-    from judgepool.pooling.audit.samples import draw_sample, progress
+    """Draw `queries` queries from the evaluation set at `level` and record the draw (the same
+    seed with more queries extends it; another seed or design needs `replace`). `design`:
+    `uniform` (each query with probability n / N) or `weighted` (with probability rising with
+    the judge's uncertainty about the query's figures for `runs` at `depth`, metrics/
+    audit_design.py). What a person labels for a sampled query: every pair of it that a judge
+    (`labeller`, or any) labelled; those `runs` rank in their top `depth` are listed first."""
+    from judgepool.pooling.audit.listing import progress
+    from judgepool.pooling.audit.samples import draw_sample
 
-    drawn = draw_sample(store, queries, seed, depth, tuple(runs), level, labeller, replace)
+    scores = _scores(store, runs, level, labeller, depth) if design == "weighted" else None
+    drawn = draw_sample(
+        store, queries, seed, depth, tuple(runs), level, labeller, replace, design, scores
+    )
     found = AuditStatus(drawn.sample, progress(store, drawn.sample))
     return AuditDraw(drawn.sample, drawn.written, drawn.note, found)
+
+
+def _scores(
+    store: Store, runs: Sequence[str], level: str, labeller: str | None, depth: int
+) -> dict[str, float]:
+    """qid -> the judge's uncertainty about the query's figures (metrics/audit_design.py): the
+    default measures at `depth`, for the differences of every pair of `runs` (two or more), else
+    for each run; the confusion model from the pairs a judge and a person both graded."""
+    from itertools import combinations
+
+    from judgepool.metrics.audit_design import confusion, load_view, observed_agreement
+    from judgepool.metrics.audit_design import uncertainty as score
+    from judgepool.metrics.measures import default_measures
+
+    names, qids, view, _ = load_view(store, runs, level, labeller, depth)
+    contrasts = list(combinations(range(len(names)), 2)) if len(runs) >= 2 else []
+    matrix = confusion(observed_agreement(store, level, labeller))
+    found = score(view, default_measures(depth), matrix, contrasts=contrasts)
+    return {q: float(v) for q, v in zip(qids, found, strict=True)}
 
 
 def current_sample(store: Store, level: Level = LEVEL) -> AuditSample:
@@ -120,7 +147,7 @@ def pairs(store: Store, *, level: Level = LEVEL, everything: bool = False) -> li
     """The judge-labelled pairs of the audit sample's queries in its pool, with query and
     passage text, in the sample's order: those still without a human label (all of them with
     `everything`)."""
-    from judgepool.pooling.audit.samples import pairs_to_audit, texts_of
+    from judgepool.pooling.audit.listing import pairs_to_audit, texts_of
 
     drawn = current_sample(store, level)
     found = [p for p in pairs_to_audit(store, drawn) if everything or p.human_grade is None]
@@ -164,7 +191,7 @@ def pairs_frame(listed: Sequence[ListedPair]) -> pl.DataFrame:
 
 def status(store: Store, *, level: Level = LEVEL) -> AuditStatus:
     """Queries fully audited and pairs labelled / left, per query of the sample in use."""
-    from judgepool.pooling.audit.samples import progress
+    from judgepool.pooling.audit.listing import progress
 
     drawn = current_sample(store, level)
     return AuditStatus(drawn, progress(store, drawn))

@@ -40,6 +40,7 @@ from judgepool.defaults import (
     AVERAGE,
     CALIBRATION_SAMPLE,
     DEPTH,
+    DESIGN,
     DRAW_SEED,
     GATE,
     JUDGE_MODEL,
@@ -50,6 +51,7 @@ from judgepool.defaults import (
     SEED,
     Average,
     By,
+    Design,
     K,
     Level,
 )
@@ -607,9 +609,11 @@ class Database:
         level: Level = LEVEL,
         labeller: str | None = None,
         replace: bool = False,
+        design: Design = DESIGN,
     ) -> AuditSample:
-        """Draw `queries` queries uniformly at random from the evaluation set for a person to
-        audit (recorded; the same seed with more queries extends the sample)."""
+        """Draw `queries` queries from the evaluation set for a person to audit (recorded; the
+        same seed with more queries extends the sample): `design="uniform"` at random, or
+        `"weighted"` with probability rising with the judge's uncertainty (api/audit.py)."""
         from judgepool.api.audit import sample
 
         chosen = names_of(runs)
@@ -622,6 +626,7 @@ class Database:
             level=level,
             labeller=labeller,
             replace=replace,
+            design=design,
         ).sample
 
     def audit_pairs(self, *, level: Level = LEVEL, everything: bool = False) -> pl.DataFrame:

@@ -264,8 +264,9 @@ class Comparison:
     def corrected(self) -> pl.DataFrame:
         """Judge-corrected differences beside the plain ones (metrics/corrected.py), one row per
         candidate and measure: candidate, measure, delta, ci_low, ci_high (plain), estimate,
-        ppi_low, ppi_high, audited, of, lambda, verdict (robust / judge-dependent), reason
-        (empty when no judge label is among the effective labels)."""
+        ppi_low, ppi_high, audited, of, lambda, verdict (robust / judge-biased / too small to
+        tell), shift (plain - corrected), clipped, reason (empty when no judge label is among
+        the effective labels)."""
         from judgepool.reports.corrected_frames import delta_rows
 
         return _frame(*delta_rows(self.result))

@@ -1,26 +1,32 @@
 """Judge-corrected means and differences beside the plain ones, whenever a judge's labels are
-among the effective labels: PPI++ (metrics/ppi.py, the PRODUCT method) with the query as the unit.
+among the effective labels: metrics/ppi_ratio.py's ratio estimator with the query as the unit.
 
-For a measure and a run (or a difference candidate - baseline):
-- f_i is the per-query value with the **judge's view** of the labels (pooling.store.judgments
-  .judge_view_labels_sql: the judge's label wherever it gave one, even on pairs a person labelled
-  since; the human label elsewhere), for every query of the evaluation set;
-- Y_i is the same value with the effective labels (human labels win), on the **audited** queries:
-  the queries of the latest audit sample at the level (pooling/audit/samples.py, drawn uniformly
-  at random) whose every pair that the evaluated runs rank in their top k and that has a judge
-  label now has a human label too.
+For a measure and a run (or a difference candidate - baseline), over the N queries of the
+evaluation set:
+- the judge's side, every query: the value f_i with the **judge's view** of the labels
+  (pooling.store.judgments.judge_view_labels_sql: the judge's label wherever it gave one, even on
+  pairs a person labelled since) and b_i = 1 when the measure has a value there (a doc at its
+  threshold by those labels; always 1 with `--average trec_eval`, where an undefined value
+  counts 0);
+- the human side, the **audited** queries of the latest audit sample at the level
+  (pooling/audit/samples.py): those whose every judge pair now has a human label, so that every
+  label their measures read (the ideal ranking and the recall denominators included) is a
+  person's: the value Y_j with the effective labels and v_j = 1 when it is defined.
 
-Which queries: the measure's queries in the judge's view (those with a doc at its threshold, or
-all of them with `--average trec_eval`), fixed by f alone, so that the audited ones among them are
-still a uniform random subset. An audited query on which the human labels leave the measure
-undefined (no doc at its threshold) counts 0 there, as trec_eval -c counts it. The corrected
-estimate is then unbiased for the mean of Y over those queries, and its interval speaks, like the
-plain bootstrap's, for queries drawn like these.
+The truth is sum(v Y) / sum(v) over the N queries (human labels everywhere: which queries a
+measure averages depends on the labels too), estimated by the ratio of two PPI++ means; the
+audited queries weigh by the inverse of their inclusion probability (a weighted draw records
+one per query; a uniform draw gives each n / N; a sample not yet fully labelled scales them by
+the share labelled). A query of a weighted draw without any judge label counts as audited with
+probability 1. The design's variance is floored by what the audited pairs' error rates predict
+for all N queries (metrics/audit_design.py: the audit's own residuals miss the rare queries
+where a judge's errors sit whenever the draw misses them). Intervals are kept inside the
+measure's range (`clipped` says so).
 
-A difference is **robust** when the plain and the corrected 95% intervals both exclude zero on the
-same side or both include it, **judge-dependent** otherwise. Without an interval (no audit yet,
-fewer than 2 audited queries), each figure gets a forecast instead: how many audited queries
-would bring its corrected interval to `WIDTH_FACTOR` times the plain interval's width.
+Each difference then gets a verdict on its plain interval (metrics/trust_verdict.py): robust,
+judge-biased (by how much), or too small to tell. Without an interval (no audit yet, fewer than
+2 audited queries), each figure gets a forecast instead: how many audited queries would bring
+its corrected interval to `WIDTH_FACTOR` times the plain interval's width.
 """
 
 from __future__ import annotations
@@ -33,10 +39,14 @@ import numpy as np
 from numpy.typing import NDArray
 
 from judgepool.errors import Call
-from judgepool.metrics.ppi import PRODUCT, PPIEstimate, Verdict, ppi_mean, verdict
+from judgepool.metrics.ppi import PRODUCT, PPIEstimate
+from judgepool.metrics.ppi_ratio import RatioEstimate, corrected_ratio
 from judgepool.metrics.ppi_size import AuditSize, audit_size_for_width
+from judgepool.metrics.trust_verdict import TrustVerdict, judge_verdict
 
 if TYPE_CHECKING:
+    from judgepool.metrics.audit_design import JudgeView
+    from judgepool.metrics.measures import Measure
     from judgepool.pooling.audit.samples import AuditSample
     from judgepool.pooling.store.connection import Store
 
@@ -57,6 +67,8 @@ class Evaluated(Protocol):
     @property
     def qids(self) -> tuple[str, ...]: ...
     @property
+    def measures(self) -> tuple[Measure, ...]: ...
+    @property
     def values(self) -> dict[str, NDArray[np.float64]]: ...
     @property
     def summaries(self) -> Mapping[str, Any]: ...
@@ -74,6 +86,8 @@ class Differenced(Protocol):
     @property
     def measure(self) -> str: ...
     @property
+    def delta(self) -> float | None: ...
+    @property
     def ci95(self) -> Interval | None: ...
 
 
@@ -81,16 +95,33 @@ class Differenced(Protocol):
 WIDTH_FACTOR = 2.0
 #: `audit sample --queries` suggested when no forecast has a number.
 DEFAULT_AUDIT = 10
+#: Measure kinds whose values lie in [0, 1] (shares and normalised gains): a mean stays in
+#: [0, 1], a difference in [-1, 1].
+UNIT_KINDS = frozenset(
+    {"nDCG", "R", "nR", "Judged", "P", "AP", "RR", "Rprec", "Success", "Bpref", "infAP", "ERR"}
+)
 
 
 @dataclass(frozen=True)
 class Corrected:
-    """One judge-corrected figure: the PPI++ estimate (or its reason), the verdict against the
-    plain interval (differences), and, without an interval, a forecast of the audit needed."""
+    """One judge-corrected figure: the estimate (or its reason), the full ratio estimate behind
+    it, the verdict on the plain interval (differences), and, without an interval, a forecast of
+    the audit needed."""
 
     estimate: PPIEstimate
-    verdict: Verdict | None = None
+    verdict: TrustVerdict | None = None
     forecast: AuditSize | None = None
+    ratio: RatioEstimate | None = None
+
+
+@dataclass(frozen=True)
+class Design:
+    """How the audited queries came to be: per evaluation-set query whether it is audited now,
+    its inclusion probability (all n / N for a uniform draw) and whether the draw was weighted."""
+
+    audited: NDArray[np.bool_]
+    probabilities: NDArray[np.float64]
+    weighted: bool
 
 
 @dataclass(frozen=True)
@@ -108,38 +139,108 @@ class Trust:
     deltas: dict[tuple[str, str], Corrected] = field(default_factory=dict)  # (candidate, measure)
     judge_values: dict[str, NDArray[np.float64]] = field(default_factory=dict, repr=False)
     judge_mask: dict[str, NDArray[np.bool_]] = field(default_factory=dict, repr=False)
+    design: Design | None = field(default=None, repr=False)
+    view: JudgeView | None = field(default=None, repr=False)  # for the variance floor
+    matrix: NDArray[np.float64] | None = field(default=None, repr=False)  # P(true | judge)
+    unusable: str | None = None  # why the audit sample in use cannot be used (weighted draws)
 
 
-def _zero_nan(values: NDArray[np.float64]) -> NDArray[np.float64]:
-    return np.nan_to_num(values, nan=0.0)
+METHOD = (
+    "PPI++ ratio estimator (numerator and denominator each with its lambda, the slope clipped "
+    "to [0, 1]), nested-design variance floored by the audited pairs' error rates, "
+    "Welch-Satterthwaite t quantile, intervals kept in the measure's range"
+)
 
 
-def _over(ev: Evaluated, measure: str) -> NDArray[np.bool_]:
-    """The queries a corrected figure is over: those the plain figure averages, so that the two
-    intervals estimate the same thing. A query whose value does not exist under the judge's
-    labels (no doc the judge called relevant: an undefined nDCG or recall) counts 0 there, as in
-    trec_eval, rather than leaving the query out: leaving it out would drop exactly the queries
-    where the judge missed most (a query of DL19 where the judge found nothing relevant in TAS-B's
-    holes and the audit found a grade-3 passage)."""
-    return ev.averaged[measure]
+def _bounds(ev: Evaluated, measure: str, difference: bool) -> Interval | None:
+    kind = next((m.kind for m in ev.measures if str(m) == measure), None)
+    if kind not in UNIT_KINDS:
+        return None
+    return (-1.0, 1.0) if difference else (0.0, 1.0)
+
+
+def _design(store: Store, ev: Evaluated, sample: AuditSample | None) -> tuple[Design, str | None]:
+    """The audited queries and their inclusion probabilities, or why they cannot be used."""
+    from judgepool.pooling.audit.samples import audited_queries
+
+    size = len(ev.qids)
+    none = np.zeros(size, dtype=bool)
+    if sample is None:
+        return Design(none, np.zeros(size), False), None
+    present = set(ev.qids)
+    drawn = [q for q in sample.qids if q in present]
+    audited = audited_queries(store, drawn, ev.level, ev.labeller)
+    if sample.design != "weighted":
+        mask = np.array([q in audited for q in ev.qids], dtype=bool)
+        n = int(mask.sum())
+        return Design(mask, np.full(size, n / size if size else 0.0), False), None
+    missing = [q for q in ev.qids if q not in sample.frame]
+    if missing:
+        return Design(none, np.zeros(size), True), (
+            f"{len(missing)} queries of the evaluation set (e.g. {missing[0]}) were not in the "
+            f"evaluation set weighted sample #{sample.id} was drawn from: their inclusion "
+            "probability is unknown; draw a new sample (replace)"
+        )
+    share = len(audited) / len(sample.qids) if sample.qids else 0.0
+    certain = {q for q, (score, _) in sample.frame.items() if score == 0.0}
+    known = certain & audited_queries(store, sorted(certain & present), ev.level, ev.labeller)
+    mask = np.array([q in audited or q in known for q in ev.qids], dtype=bool)
+    pi = np.array(
+        [1.0 if q in known else sample.frame[q][1] * share for q in ev.qids], dtype=np.float64
+    )
+    return Design(mask, np.clip(pi, 0.0, 1.0), True), None
+
+
+def _floors(trust: Trust, measure: str, rows: Sequence[tuple[int, int]]) -> list[float]:
+    """The design-variance floor of each figure (`rows`: (run, -1) for a mean, (candidate,
+    baseline) for a difference); 0 where the model does not apply (ir-measures' measures)."""
+    from judgepool.metrics.audit_design import design_floor, expected_errors
+    from judgepool.metrics.measures import parse_measure
+
+    view, matrix, design = trust.view, trust.matrix, trust.design
+    if view is None or matrix is None or design is None or not design.audited.any():
+        return [0.0] * len(rows)
+    m = parse_measure(measure)
+    if not m.native or m.kind == "Judged":
+        return [0.0] * len(rows)
+    square, mean = expected_errors(view, [m], matrix, contrasts=list(rows), draws=200, seed=0)
+    pi = design.probabilities
+    return [design_floor(square[measure][i], mean[measure][i], pi) for i in range(len(rows))]
 
 
 def _estimate(
-    f: NDArray[np.float64],
-    y_all: NDArray[np.float64],
-    audited: NDArray[np.bool_],
+    a: NDArray[np.float64],
+    b: NDArray[np.float64],
+    u_all: NDArray[np.float64],
+    v_all: NDArray[np.float64],
+    design: Design,
     plain: Interval | None,
+    bounds: Interval | None,
+    floor: float,
 ) -> Corrected:
-    """PPI++ over the queries of `f` (already restricted), the audited ones' Y from `y_all`."""
-    positions = np.flatnonzero(audited)
-    estimate = ppi_mean(f, y_all[positions], positions, method=PRODUCT)
+    """The ratio estimate from the judge's (a, b) and the audited queries' (u, v)."""
+    at = np.flatnonzero(design.audited)
+    ratio = corrected_ratio(
+        a,
+        b,
+        u_all[at],
+        v_all[at],
+        at,
+        probabilities=design.probabilities[at] if design.weighted else None,
+        bounds=bounds,
+        design_floor=floor,
+    )
     forecast = None
-    if estimate.ci is None and plain is not None and plain[1] > plain[0]:
+    if ratio.ci is None and plain is not None and plain[1] > plain[0]:
         width = WIDTH_FACTOR * (plain[1] - plain[0])
-        ys = y_all[positions] if positions.size >= 2 else ()
-        at = positions if positions.size >= 2 else ()
-        forecast = audit_size_for_width(width, f, ys, at, method=PRODUCT)
-    return Corrected(estimate, None, forecast)
+        ys = u_all[at] if at.size >= 2 else ()
+        where = at if at.size >= 2 else ()
+        forecast = audit_size_for_width(width, a, ys, where, method=PRODUCT)
+    return Corrected(ratio.estimate, None, forecast, ratio)
+
+
+def _zero(values: NDArray[np.float64]) -> NDArray[np.float64]:
+    return np.nan_to_num(values, nan=0.0)
 
 
 def judge_corrected(
@@ -151,10 +252,16 @@ def judge_corrected(
     mask: dict[str, NDArray[np.bool_]],
 ) -> Trust:
     """The corrected means of `ev` from the judge's view: `values` (runs, queries) per measure
-    over the evaluation set `qids` and `mask` the queries each measure is over (as
-    metrics.evaluate.measure_values gives them); `judged` effective judge labels."""
+    over the evaluation set `qids` and `mask` the queries each measure is over by the judge's
+    labels (as metrics.evaluate.measure_values gives them); `judged` effective judge labels."""
     from judgepool.errors import DatabaseError
-    from judgepool.pooling.audit.samples import audited_queries, latest_sample
+    from judgepool.metrics.audit_design import (
+        AUDIT_PRIOR_WEIGHT,
+        confusion,
+        load_view,
+        observed_agreement,
+    )
+    from judgepool.pooling.audit.samples import latest_sample
 
     if qids != ev.qids:
         raise DatabaseError(
@@ -163,31 +270,47 @@ def judge_corrected(
             "run the command again",
         )
     sample = latest_sample(store, ev.level)
-    audited: set[str] = set()
-    if sample is not None:
-        wanted = [q for q in sample.qids if q in set(ev.qids)]
-        audited = audited_queries(store, wanted, ev.level, ev.labeller, ev.runs, ev.k)
-    is_audited = np.array([q in audited for q in ev.qids], dtype=bool)
-    means: dict[tuple[str, str], Corrected] = {}
-    for name in values:
-        kept = _over(ev, name)
-        for i, run in enumerate(ev.runs):
-            f = _zero_nan(values[name][i, kept])
-            y = _zero_nan(ev.values[name][i, kept])
-            means[run, name] = _estimate(f, y, is_audited[kept], ev.summaries[run].ci95[name])
+    design, why = _design(store, ev, sample)
+    view = matrix = None
+    if design.audited.any():
+        depth = max([ev.k, *(m.k for m in ev.measures if m.native and m.k is not None)])
+        _, view_qids, view, _ = load_view(store, ev.runs, ev.level, ev.labeller, depth)
+        if view_qids != ev.qids:
+            view = None
+        observed = observed_agreement(store, ev.level, ev.labeller)
+        matrix = confusion(observed, AUDIT_PRIOR_WEIGHT)
     trust = Trust(
         judge_labels=judged,
         sample=sample,
-        audited=tuple(q for q in ev.qids if q in audited),
+        audited=tuple(q for q, a in zip(ev.qids, design.audited, strict=True) if a),
         queries=len(ev.qids),
-        method=PRODUCT.describe(),
+        method=METHOD,
         reason=None,
         command=None,
-        means=means,
         judge_values=values,
         judge_mask=mask,
+        design=design,
+        view=view,
+        matrix=matrix,
+        unusable=why,
     )
-    return _explained(store, ev, trust)
+    means: dict[tuple[str, str], Corrected] = {}
+    for name in values:
+        floors = _floors(trust, name, [(i, -1) for i in range(len(ev.runs))])
+        b = mask[name].astype(np.float64)
+        v = ev.averaged[name].astype(np.float64)
+        for i, run in enumerate(ev.runs):
+            means[run, name] = _estimate(
+                _zero(values[name][i]) * b,
+                b,
+                _zero(ev.values[name][i]) * v,
+                v,
+                design,
+                ev.summaries[run].ci95[name],
+                _bounds(ev, name, False),
+                floors[i],
+            )
+    return _explained(store, ev, replace(trust, means=means))
 
 
 def with_deltas(
@@ -198,23 +321,31 @@ def with_deltas(
     deltas: Sequence[Differenced],
 ) -> Trust:
     """`trust` with a corrected figure and a verdict for every difference of a comparison."""
-    audited = set(trust.audited)
-    is_audited = np.array([q in audited for q in ev.qids], dtype=bool)
+    design = trust.design
+    if design is None:
+        return trust
     base = ev.run_index(baseline)
     found: dict[tuple[str, str], Corrected] = {}
     for d in deltas:
         if d.measure not in trust.judge_values:
             continue
-        kept = _over(ev, d.measure)
         cand = ev.run_index(d.candidate)
-        judge = trust.judge_values[d.measure]
-        f = _zero_nan(judge[cand, kept]) - _zero_nan(judge[base, kept])
-        y = _zero_nan(ev.values[d.measure][cand, kept]) - _zero_nan(
-            ev.values[d.measure][base, kept]
+        judge, human = trust.judge_values[d.measure], ev.values[d.measure]
+        b = trust.judge_mask[d.measure].astype(np.float64)
+        v = ev.averaged[d.measure].astype(np.float64)
+        (floor,) = _floors(trust, d.measure, [(cand, base)])
+        corrected = _estimate(
+            (_zero(judge[cand]) - _zero(judge[base])) * b,
+            b,
+            (_zero(human[cand]) - _zero(human[base])) * v,
+            v,
+            design,
+            d.ci95,
+            _bounds(ev, d.measure, True),
+            floor,
         )
-        corrected = _estimate(f, y, is_audited[kept], d.ci95)
-        if corrected.estimate.ci is not None and d.ci95 is not None:
-            corrected = replace(corrected, verdict=verdict(d.ci95, corrected.estimate.ci))
+        if corrected.ratio is not None and d.ci95 is not None and d.delta is not None:
+            corrected = replace(corrected, verdict=judge_verdict(d.delta, d.ci95, corrected.ratio))
         found[d.candidate, d.measure] = corrected
     return _explained(store, ev, replace(trust, deltas=found))
 
@@ -244,11 +375,14 @@ def _explained(store: Store, ev: Evaluated, trust: Trust) -> Trust:
     """Fill `reason` and `command` when no figure has a corrected interval."""
     figures = list(trust.deltas.values()) or list(trust.means.values())
     if any(c.estimate.ci is not None for c in figures):
-        return trust
+        return replace(trust, reason=None, command=None)
     sample = trust.sample
+    if trust.unusable is not None:
+        command = audit_command(store, "sample", ev.level, ev.labeller, ev.k)
+        return replace(trust, reason=trust.unusable, command=command)
     if sample is None:
         forecasts = [c.forecast.queries for c in figures if c.forecast and c.forecast.queries]
-        queries = min(max(forecasts, default=DEFAULT_AUDIT), trust.queries)
+        queries = min(max([*forecasts, DEFAULT_AUDIT]), trust.queries)
         reason = (
             f"no audit yet: judge labels are among the effective labels ({trust.judge_labels}) "
             f"and no audit sample exists at the {ev.level} level, so only the plain interval "

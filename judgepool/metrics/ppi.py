@@ -67,7 +67,6 @@ from judgepool.stats.tdist import t_quantile
 
 ALPHA = 0.05
 Interval = tuple[float, float]
-Verdict = Literal["robust", "judge-dependent"]
 # A standard error this small against the values' scale is rounding, not information.
 _ZERO_SE = 1e-12
 
@@ -328,14 +327,3 @@ def ppi_mean_difference(
             "candidate and baseline values differ in length", "give both runs the same queries"
         )
     return ppi_mean(c - b, ch - bh, audited, alpha=alpha, lam=lam, method=method)
-
-
-def _side(ci: Interval) -> int:
-    """+1 above zero, -1 below, 0 when the interval includes zero (end points included)."""
-    low, high = ci
-    return 1 if low > 0.0 else -1 if high < 0.0 else 0
-
-
-def verdict(plain: Interval, corrected: Interval) -> Verdict:
-    """Robust when both intervals exclude zero on the same side or both include it."""
-    return "robust" if _side(plain) == _side(corrected) else "judge-dependent"

@@ -17,7 +17,29 @@ NO_JUDGE = "no judge label is among the effective labels: there is nothing to co
 def _ppi(found: Corrected | None) -> dict[str, Any] | None:
     if found is None:
         return None
-    return found.estimate.to_json()
+    out = found.estimate.to_json()
+    ratio = found.ratio
+    if out is None or ratio is None:
+        return out
+    return out | {
+        "judge": ratio.judge,
+        "audit_ci95": None if ratio.audit_ci is None else list(ratio.audit_ci),
+        "df": ratio.df,
+        "clipped": ratio.clipped,
+    }
+
+
+def _verdict(found: Corrected | None) -> dict[str, Any] | None:
+    if found is None or found.verdict is None:
+        return None
+    v = found.verdict
+    return {
+        "word": v.word,
+        "shift": v.shift,
+        "shift_ci95": None if v.shift_ci is None else list(v.shift_ci),
+        "sentence": v.sentence(),
+        "needed": v.needed,
+    }
 
 
 def _forecast(found: Corrected | None) -> dict[str, Any] | None:
@@ -30,20 +52,27 @@ def _forecast(found: Corrected | None) -> dict[str, Any] | None:
 def delta_fields(trust: Trust | None, d: Delta) -> dict[str, Any]:
     """ppi, ppi_reason, ppi_forecast and verdict of one comparison."""
     if trust is None:
-        return {"ppi": None, "ppi_reason": NO_JUDGE, "ppi_forecast": None, "verdict": None}
+        return {
+            "ppi": None,
+            "ppi_reason": NO_JUDGE,
+            "ppi_forecast": None,
+            "verdict": None,
+            "verdict_detail": None,
+        }
     found = trust.deltas.get((d.candidate, d.measure))
     reason = None
     if found is None:
         reason = "not corrected: the measure has no per-query value in the judge's view"
     elif found.estimate.ci is None:
         reason = found.estimate.reason
-        if trust.sample is None:
+        if trust.sample is None or trust.unusable is not None:
             reason = trust.reason
     return {
         "ppi": _ppi(found),
         "ppi_reason": reason,
         "ppi_forecast": _forecast(found),
-        "verdict": None if found is None else found.verdict,
+        "verdict": None if found is None or found.verdict is None else found.verdict.word,
+        "verdict_detail": _verdict(found),
     }
 
 
@@ -69,6 +98,7 @@ def audit_json(trust: Trust | None) -> dict[str, Any] | None:
             "queries": len(s.qids),
             "evaluation_set": s.evaluation_set,
             "inclusion_probability": s.inclusion_probability,
+            "design": s.design,
         },
         "audited": list(trust.audited),
         "queries": trust.queries,

@@ -15,7 +15,7 @@ Rows = list[dict[str, Any]]
 def _schema(names: dict[str, str]) -> dict[str, Any]:
     import polars as pl
 
-    kinds = {"str": pl.String, "float": pl.Float64, "int": pl.Int64}
+    kinds = {"str": pl.String, "float": pl.Float64, "int": pl.Int64, "bool": pl.Boolean}
     return {name: kinds[kind] for name, kind in names.items()}
 
 
@@ -72,6 +72,8 @@ def delta_rows(cmp: ComparisonFigures) -> tuple[Rows, dict[str, Any]]:
             "of": "int",
             "lambda": "float",
             "verdict": "str",
+            "shift": "float",
+            "clipped": "bool",
             "reason": "str",
         }
     )
@@ -97,7 +99,9 @@ def delta_rows(cmp: ComparisonFigures) -> tuple[Rows, dict[str, Any]]:
                 "audited": e.audited,
                 "of": e.of,
                 "lambda": e.lam,
-                "verdict": c.verdict,
+                "verdict": None if c.verdict is None else c.verdict.word,
+                "shift": None if c.verdict is None else c.verdict.shift,
+                "clipped": c.ratio is not None and c.ratio.clipped,
                 "reason": e.reason or (trust.reason if e.ci is None else None),
             }
         )

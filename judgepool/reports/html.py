@@ -1,11 +1,11 @@
 """`judgepool report ... --html OUT.html`: the comparison as one self-contained HTML file.
 
-The markdown report's content (verdict, rules, runs, differences, groups, label sources, the
-command that reproduces it) plus two inline SVG charts (judgepool/reports/svg.py): the runs' means
-with intervals, and per candidate and measure the sorted per-query differences. Nothing is
-fetched when it is viewed: the CSS is inline, there is no script, and a Content-Security-Policy
-of `default-src 'none'` makes the browser refuse any request the file could make. Every name
-and number is HTML-escaped. Deterministic, like the markdown.
+The markdown report's content (verdict, rules, runs, differences, the trust state, groups, label
+sources, the command that reproduces it) plus two inline SVG charts (judgepool/reports/svg.py):
+the runs' means with intervals, and per candidate and measure the sorted per-query differences.
+Nothing is fetched when it is viewed: the CSS is inline, there is no script, and a
+Content-Security-Policy of `default-src 'none'` makes the browser refuse any request the file
+could make. Every name and number is HTML-escaped. Deterministic, like the markdown.
 """
 
 from __future__ import annotations
@@ -109,6 +109,24 @@ def _deltas(report: CompareReport) -> list[str]:
     return out
 
 
+def _trust(report: CompareReport) -> list[str]:
+    """The trust state (reports/trust_text.py), as the markdown report has it."""
+    from judgepool.reports.trust_text import trust_section
+
+    found = trust_section(report)
+    if found is None:
+        return []
+    out = ["<h2>Can I trust the judge?</h2>"]
+    out += [f'<p class="refused"><strong>{escape(line)}</strong></p>' for line in found.fooled]
+    out.append(_p(found.summary))
+    if found.command is not None:
+        out.append(f"<pre>{escape(found.command)}</pre>")
+    if found.rows:
+        out.append(_table(found.headers, found.rows, (4,)))
+    out += [_p(note) for note in found.notes]
+    return out
+
+
 def _groups(report: CompareReport) -> list[str]:
     groups = report.groups
     if groups is None:
@@ -178,6 +196,7 @@ def to_html(report: CompareReport, name: str = "report.html") -> str:
         _p(t.settings(cmp.evaluation), "settings"),
         *_runs(report),
         *_deltas(report),
+        *_trust(report),
         *_groups(report),
         "<h2>Labels</h2>",
         _p(t.sources(report), "sources"),

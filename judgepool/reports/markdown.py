@@ -2,9 +2,11 @@
 
 In order: the verdict line (better / worse / mixed / no significant difference / refused, and
 why), the --fail-on outcome, the settings; the runs' means with intervals, judged@k and holes;
-the differences with their significance marks; the groups (`--by group`); the labels' sources;
-the exact command that reproduces the report. Deterministic: the same database, options and
-seed give the same bytes. Names (runs, groups, judges) are escaped, never read as markdown.
+the differences with their significance marks; the trust state (judges canaries fooled, the
+audit's size, each judge-corrected interval and its verdict); the groups (`--by group`); the
+labels' sources; the exact command that reproduces the report. Deterministic: the same
+database, options and seed give the same bytes. Names (runs, groups, judges) are escaped,
+never read as markdown.
 """
 
 from __future__ import annotations
@@ -104,6 +106,25 @@ def _groups(report: CompareReport) -> str:
     return f"#### By group\n\nqueries per group: {counts}\n\n{body}\n\n{t.groups_note(report)}\n"
 
 
+def _trust(report: CompareReport) -> list[str]:
+    """The trust state: judges canaries fooled, the audit, the corrected intervals, verdicts."""
+    from judgepool.reports.trust_text import trust_section
+
+    found = trust_section(report)
+    if found is None:
+        return []
+    out = ["#### Can I trust the judge?", ""]
+    out += [f"**{esc(line)}**" for line in found.fooled]
+    out += ["", esc(found.summary), ""] if found.fooled else [esc(found.summary), ""]
+    if found.command is not None:
+        out += ["```", found.command, "```", ""]
+    if found.rows:
+        rows = [[esc(cell) for cell in row] for row in found.rows]
+        out += [_table(found.headers, rows, (4,)), ""]
+    out += [f"- {esc(note)}" for note in found.notes]
+    return [*out, ""] if found.notes else out
+
+
 def to_markdown(report: CompareReport) -> str:
     """The markdown report of one comparison (module docstring)."""
     cmp = report.comparison
@@ -129,6 +150,7 @@ def to_markdown(report: CompareReport) -> str:
     ]
     if cmp.deltas:
         out += ["#### Differences", "", _deltas(report), "", esc(t.deltas_note(report)), ""]
+    out += _trust(report)
     groups = _groups(report)
     if groups:
         out += [groups]

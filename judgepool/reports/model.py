@@ -39,17 +39,44 @@ class RunReport(_Strict):
 
 
 class PPIReport(BaseModel):
-    """A judge-corrected estimate (PPI++ on the audited queries, metrics/corrected.py)."""
+    """A judge-corrected estimate (PPI++ ratio estimator on the audited queries,
+    metrics/corrected.py and metrics/ppi_ratio.py)."""
 
     model_config = ConfigDict(
         extra="forbid", frozen=True, validate_by_name=True, serialize_by_alias=True
     )
 
     estimate: float
-    ci95: tuple[float, float] = Field(description="95% interval (t(n - 1), nested design)")
+    ci95: tuple[float, float] = Field(
+        description="95% interval for queries drawn like these (t, Welch-Satterthwaite df)"
+    )
     audited: int = Field(description="audited queries used (n)")
-    of: int = Field(description="queries the estimate is over (N)")
+    of: int = Field(description="queries of the evaluation set the estimate speaks for (N)")
     lam: float = Field(alias="lambda", description="weight of the judge's values, 0..1")
+    judge: float | None = Field(
+        default=None, description="the judge's own figure over the same queries (no audit)"
+    )
+    audit_ci95: tuple[float, float] | None = Field(
+        default=None, description="95% interval for these N queries (the audit design's alone)"
+    )
+    df: float | None = Field(default=None, description="degrees of freedom of the t quantile")
+    clipped: bool = Field(
+        default=False, description="an end was cut to the measure's possible range"
+    )
+
+
+class VerdictReport(_Strict):
+    """What the audit says of the plain interval (metrics/trust_verdict.py)."""
+
+    word: Literal["robust", "judge-biased", "too small to tell"]
+    shift: float = Field(description="plain - corrected: how far the judge's errors moved it")
+    shift_ci95: tuple[float, float] | None = Field(
+        description="the audit's 95% interval for that shift"
+    )
+    sentence: str = Field(description="the verdict as the reports print it")
+    needed: int | None = Field(
+        description="too small to tell: audited queries that would tell (null: unknown)"
+    )
 
 
 class ForecastReport(_Strict):
@@ -62,13 +89,16 @@ class ForecastReport(_Strict):
 
 
 class SampleReport(_Strict):
-    """The audit sample in use: queries drawn uniformly at random from the evaluation set."""
+    """The audit sample in use: queries drawn at random from the evaluation set."""
 
     id: int
     seed: int
     queries: int = Field(description="queries drawn")
     evaluation_set: int = Field(description="queries of the evaluation set when drawn")
-    inclusion_probability: float
+    inclusion_probability: float = Field(description="n / N (a weighted draw: on average)")
+    design: Literal["uniform", "weighted"] = Field(
+        default="uniform", description="uniform, or weighted by the judge's uncertainty"
+    )
 
 
 class AuditReport(_Strict):
@@ -99,8 +129,13 @@ class DeltaReport(_Strict):
     ppi: PPIReport | None = Field(default=None, description="judge-corrected difference")
     ppi_reason: str | None = Field(default=None, description="why ppi is null")
     ppi_forecast: ForecastReport | None = Field(default=None, description="when ppi is null")
-    verdict: Literal["robust", "judge-dependent"] | None = Field(
-        default=None, description="robust: both intervals on the same side of 0 (or both over it)"
+    verdict: Literal["robust", "judge-biased", "too small to tell"] | None = Field(
+        default=None,
+        description="robust: the audit bounds the judge's error within the plain interval; "
+        "judge-biased: the judge's errors moved the figure; too small to tell: neither",
+    )
+    verdict_detail: VerdictReport | None = Field(
+        default=None, description="the verdict's shift, interval and sentence"
     )
 
 

@@ -20,7 +20,9 @@ Tables (one word per noun, as in DESIGN.md):
 - calibration_runs(...)                  a judge re-judging human-labelled pairs: its labeller,
                                          prompt hash, sample seed and figures (pooling/calibration)
 - audit_samples(...), audit_sample_queries(sample_id, position, qid)   queries drawn at random
-                                         for a person to audit (pooling/audit/samples.py)
+                                         for a person to audit (pooling/audit/samples.py), and
+  audit_sample_frame(sample_id, qid, ...)  a weighted draw's score and inclusion probability
+                                         for every query it was drawn from
 - batches(local_id, batch_id, ...)       one provider batch each, from intent to collection, and
   batch_pairs(local_id, custom_id, ...)  the pairs each answers (pooling/store/batches.py)
 - judge_runs(id, session, labeller, ...)  one row per judge (or jury) per `judge` run, with its
@@ -328,6 +330,25 @@ MIGRATIONS: tuple[Migration, ...] = (
             canary_threshold DOUBLE,
             canary_rates JSON,
             fooled BOOLEAN NOT NULL DEFAULT false
+        );
+        """,
+    ),
+    Migration(
+        11,
+        "audit_designs",
+        # How an audit sample was drawn: `uniform` (every query with probability n / N, the
+        # samples before this migration) or `weighted` (pooling/audit/design.py: with
+        # probability rising with the judge's uncertainty). A weighted draw records, for every
+        # query of the evaluation set it was drawn from, the uncertainty score its size measure
+        # came from and its inclusion probability (0: not drawable, a query whose labels are
+        # all human), which the corrected estimate weighs each audited query by.
+        """
+        ALTER TABLE audit_samples ADD COLUMN design VARCHAR NOT NULL DEFAULT 'uniform';
+        CREATE TABLE audit_sample_frame (
+            sample_id BIGINT NOT NULL,
+            qid VARCHAR NOT NULL,
+            score DOUBLE NOT NULL,
+            probability DOUBLE NOT NULL
         );
         """,
     ),

@@ -9,6 +9,16 @@ from typing import TYPE_CHECKING
 import click
 
 from judgepool.reports.command_line import command_line
+from judgepool.reports.trust_text import (
+    CLIPPED_NOTE,
+    VERDICT_LEGEND,
+    any_clipped,
+    audit_size,
+    corrected_cell,
+    interval,
+    verdict_lines,
+    verdict_word,
+)
 from judgepool.ui.format import echo_table
 
 if TYPE_CHECKING:
@@ -19,13 +29,6 @@ if TYPE_CHECKING:
 Interval = tuple[float, float]
 
 
-def _ci(value: float | None, ci: Interval | None, signed: bool) -> str:
-    if value is None or ci is None:
-        return "–"
-    f = "{:+.3f}" if signed else "{:.3f}"
-    return f"{f.format(value)} [{f.format(ci[0])}, {f.format(ci[1])}]"
-
-
 class _Notes:
     """Why a figure has no corrected interval, said once under the table: the cell says `note N`
     (a reason is a sentence, up to ~150 characters, and one in a row stretches the whole table)."""
@@ -33,21 +36,17 @@ class _Notes:
     def __init__(self) -> None:
         self.reasons: dict[str, int] = {}
 
-    def cell(self, reason: str | None) -> str:
-        if not reason:
-            return "–"
+    def cell(self, found: Corrected | None, signed: bool) -> str:
+        """The corrected cell, or `none, note N` when a reason stands in for the interval."""
+        reason = None if found is None or found.estimate.ci is not None else found.estimate.reason
+        if reason is None:
+            return corrected_cell(found, signed)
         number = self.reasons.setdefault(reason, len(self.reasons) + 1)
         return f"none, note {number}"
 
     def echo(self) -> None:
         for reason, number in self.reasons.items():
             click.echo(f"note {number}: {reason}")
-
-
-def _audited(trust: Trust) -> str:
-    s = trust.sample
-    drawn = "" if s is None else f" of audit sample #{s.id} ({len(s.qids)} drawn, seed {s.seed})"
-    return f"{len(trust.audited)} audited queries{drawn}"
 
 
 def _forecasts(rows: list[tuple[str, str, Corrected]]) -> None:
@@ -80,7 +79,7 @@ def _intro(trust: Trust) -> bool:
             click.echo(f"{verb}: {command_line(trust.command)}")
         return False
     click.echo(
-        f"judge-corrected, on {_audited(trust)}: the plain interval trusts the judge's labels, "
+        f"judge-corrected, on {audit_size(trust)}: the plain interval trusts the judge's labels, "
         "the corrected one checks them against the audit"
     )
     click.echo(f"({trust.method})")
@@ -95,34 +94,32 @@ def corrected_deltas(cmp: ComparisonFigures) -> None:
     rows = [(d, trust.deltas.get((d.candidate, d.measure))) for d in cmp.deltas]
     shown = _intro(trust)
     if shown:
-        table, notes = [], _Notes()
-        for d, c in rows:
-            e = None if c is None else c.estimate
-            if e is None or e.ci is None:
-                why = notes.cell(None if e is None else e.reason)
-                table.append((d.candidate, d.measure, _ci(d.delta, d.ci95, True), why, "", "", ""))
-                continue
-            table.append(
-                (
-                    d.candidate,
-                    d.measure,
-                    _ci(d.delta, d.ci95, True),
-                    _ci(e.estimate, e.ci, True),
-                    f"{e.audited}/{e.of}",
-                    f"{e.lam:.2f}",
-                    (c.verdict or "–") if c is not None else "–",
-                )
+        notes = _Notes()
+        table = [
+            (
+                d.candidate,
+                d.measure,
+                interval(d.delta, d.ci95, True),
+                notes.cell(c, True),
+                ""
+                if c is None or c.estimate.ci is None
+                else f"{c.estimate.audited}/{c.estimate.of}",
+                "" if c is None or c.estimate.lam is None else f"{c.estimate.lam:.2f}",
+                verdict_word(c),
             )
+            for d, c in rows
+        ]
         echo_table(
             ("candidate", "measure", "plain", "judge-corrected", "audited", "lambda", "verdict"),
             table,
             right=(4, 5),
         )
         notes.echo()
-        click.echo(
-            "verdict: robust = both 95% intervals exclude 0 on the same side, or both include "
-            "it; judge-dependent = the judge's errors could decide it"
-        )
+        for line in verdict_lines([(d.candidate, d.measure, c) for d, c in rows]):
+            click.echo(line)
+        click.echo(VERDICT_LEGEND)
+        if any_clipped([c for _, c in rows]):
+            click.echo(CLIPPED_NOTE)
     _forecasts([(d.candidate, d.measure, c) for d, c in rows if c is not None])
 
 
@@ -136,23 +133,16 @@ def corrected_means(ev: EvaluationFigures) -> None:
     if shown:
         table, notes = [], _Notes()
         for run, m in keys:
-            e = trust.means[run, m].estimate
-            plain = _ci(ev.summaries[run].mean[m], ev.summaries[run].ci95[m], False)
-            if e.ci is None:
-                table.append((run, m, plain, notes.cell(e.reason), "", ""))
-            else:
-                table.append(
-                    (
-                        run,
-                        m,
-                        plain,
-                        _ci(e.estimate, e.ci, False),
-                        f"{e.audited}/{e.of}",
-                        f"{e.lam:.2f}",
-                    )
-                )
+            c = trust.means[run, m]
+            e = c.estimate
+            plain = interval(ev.summaries[run].mean[m], ev.summaries[run].ci95[m], False)
+            size = "" if e.ci is None else f"{e.audited}/{e.of}"
+            lam = "" if e.ci is None or e.lam is None else f"{e.lam:.2f}"
+            table.append((run, m, plain, notes.cell(c, False), size, lam))
         echo_table(
             ("run", "measure", "plain", "judge-corrected", "audited", "lambda"), table, right=(4, 5)
         )
         notes.echo()
+        if any_clipped([trust.means[k] for k in keys]):
+            click.echo(CLIPPED_NOTE)
     _forecasts([(run, m, trust.means[run, m]) for run, m in keys])

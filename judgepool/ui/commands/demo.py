@@ -243,7 +243,8 @@ def demo(
     _fail_on(show.run("compare", BASELINE, CANDIDATE, "--level", LEVEL))
     click.echo(
         "-> plain: trusts the judge; judge-corrected: checked against the audited "
-        "queries. judge-dependent = the judge's errors could decide the verdict"
+        "queries. robust = the audit confirms the plain interval; judge-biased = the judge's "
+        "errors moved the figure; too small to tell = the audit cannot confirm it yet"
     )
 
     show.header("Explore it in the dashboard (Runs, Compare, Audit, Export)")

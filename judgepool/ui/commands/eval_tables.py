@@ -60,16 +60,10 @@ def _averaged_note(ev: EvaluationFigures) -> str:
 
 def fooled(ev: EvaluationFigures) -> None:
     """One line per judge whose labels count here and that canaries fooled."""
+    from judgepool.reports.trust_text import fooled_line
+
     for row in ev.fooled:
-        rates = ", ".join(
-            f"{kind} {'–' if r is None else f'{r:.0%}'}" for kind, r in row.rates().items()
-        )
-        click.echo(
-            f"FOOLED BY CANARIES: judge {row.labeller} (judge run {row.id}, "
-            f"{row.started_at:%Y-%m-%d}) graded canaries of true grade 0 as relevant: {rates} "
-            "(threshold "
-            f"{(row.canary_threshold or 0):.0%}); its labels count here"
-        )
+        click.echo(fooled_line(row))
 
 
 def warn(ev: EvaluationFigures) -> None:

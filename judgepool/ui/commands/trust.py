@@ -12,7 +12,7 @@ import click
 
 from judgepool.api.options import JUDGE_DEFAULTS
 from judgepool.api.store import Store
-from judgepool.defaults import CALIBRATION_SAMPLE, DRAW_SEED, Level
+from judgepool.defaults import CALIBRATION_SAMPLE, DESIGN, DESIGNS, DRAW_SEED, Design, Level
 from judgepool.ui.commands.judge_checks import canary_options
 from judgepool.ui.format import note
 from judgepool.ui.options import depth_option, judge_option, level_option, runs_option
@@ -157,7 +157,7 @@ def audit() -> None:
     type=click.IntRange(min=1),
     default=None,
     metavar="N",
-    help="Queries to draw uniformly at random from the evaluation set (10-20 is usual); "
+    help="Queries to draw at random from the evaluation set (10-20 is usual); "
     "optional with --list when a sample exists.",
 )
 @click.option(
@@ -172,7 +172,18 @@ def audit() -> None:
 @level_option
 @judge_option
 @click.option(
-    "--replace", is_flag=True, help="Draw a new sample although one with another seed exists."
+    "--design",
+    type=click.Choice(list(DESIGNS)),
+    default=DESIGN,
+    show_default=True,
+    help="uniform: every query equally likely; weighted: queries where the judge's labels are "
+    "least certain more likely, each weighted by its inclusion probability (covers with "
+    "fewer audited queries when a judge's errors sit in a few queries).",
+)
+@click.option(
+    "--replace",
+    is_flag=True,
+    help="Draw a new sample although one with another seed or design exists.",
 )
 @click.option(
     "--list",
@@ -203,6 +214,7 @@ def audit_sample(
     runs: tuple[str, ...],
     level: Level,
     labeller: str | None,
+    design: Design,
     replace: bool,
     listing: bool,
     everything: bool,
@@ -210,11 +222,12 @@ def audit_sample(
 ) -> None:
     """Draw N queries at random for a person to audit, and list what they must label.
 
-    The draw is recorded with its seed and inclusion probability (N / the evaluation set). What
-    a person labels for a sampled query: every pair of it that a run (of --run, or any) ranks in
-    its top DEPTH and that a judge (--judge, or any) labelled. The listing hides the judge's
-    grades (a person grades blind). In TSV, tab, newline, carriage return and backslash in a
-    text are written as \\t, \\n, \\r and \\\\.
+    The draw is recorded with its design, seed and inclusion probabilities (N / the evaluation
+    set, or each query's own with --design weighted). What a person labels for a sampled query:
+    every pair of it that a judge (--judge, or any) labelled, since nDCG's ideal ranking and the
+    recall denominators read them all; the pairs a run (of --run, or any) ranks in its top DEPTH
+    come first. The listing hides the judge's grades (a person grades blind). In TSV, tab,
+    newline, carriage return and backslash in a text are written as \\t, \\n, \\r and \\\\.
     """
     from judgepool.api import audit as service
     from judgepool.ui.commands.trust_report import print_drawn, print_listing
@@ -229,6 +242,7 @@ def audit_sample(
             level=level,
             labeller=labeller,
             replace=replace,
+            design=design,
         )
         print_drawn(store, drawn, to_stderr=listing)
     elif not listing:

@@ -127,13 +127,19 @@ def print_drawn(store: Store, drawn: AuditDraw, to_stderr: bool = False) -> None
     where = ", ".join(s.runs) if s.runs else "every run"
     who = s.labeller or "any judge"
     pairs, labelled = drawn.status.pairs, drawn.status.labelled
+    if s.design == "weighted":
+        drawn_pi = [s.frame[q][1] for q in s.qids if q in s.frame]
+        low, high = min(drawn_pi, default=0.0), max(drawn_pi, default=0.0)
+        chance = f"weighted design, inclusion probabilities {low:.3f} to {high:.3f}"
+    else:
+        chance = f"inclusion probability {s.inclusion_probability:.3f}"
     lines = [
         f"{drawn.note}: audit sample #{s.id} of {len(s.qids)} of {s.evaluation_set} queries "
-        f"(inclusion probability {s.inclusion_probability:.3f}), seed {s.seed}, {s.level} "
-        f"level, pool depth {s.depth}, {where}, {who}",
+        f"({chance}), seed {s.seed}, {s.level} level, listed by rank at depth {s.depth} in "
+        f"{where}, {who}",
         "queries: " + " ".join(s.qids),
-        f"to label: {pairs} judge-labelled pairs in their pool, {labelled} with a human label "
-        f"already, {pairs - labelled} left",
+        f"to label: {pairs} judge-labelled pairs of theirs (every judge label their measures "
+        f"read), {labelled} with a human label already, {pairs - labelled} left",
     ]
     for line in lines:
         click.echo(line, err=to_stderr)
