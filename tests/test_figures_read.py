@@ -9,13 +9,18 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
+from dataclasses import replace
 from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
 
+import judgepool as jp
+from judgepool.metrics.corrected import Corrected
+from judgepool.metrics.ppi import PPIEstimate
 from judgepool.pooling.store.connection import Store
 from judgepool.reports.sentences import p_value
+from judgepool.ui.commands.corrected_table import corrected_means
 from judgepool.ui.dashboard.compare_tables import fmt_bounds
 from tests.ci_collection import write_collection, write_judge_labels
 from tests.conftest import CliResult
@@ -147,24 +152,36 @@ def test_no_significant_cell_is_empty(collection: Path, cli: Cli, tmp_path: Path
 
 
 def test_a_reason_is_a_note_under_the_table_not_a_cell(
-    cli: Cli, write: Writer, store: Store
+    cli: Cli, write: Writer, store: Store, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    """A figure without a corrected interval gives a reason of up to ~150 characters: the row
+    says `none, note 1` and the sentence is said once under the table. The reasons a figure can
+    have (no doc at the measure's threshold, nothing varying across a small audit) depend on the
+    data, so one real evaluation's two entries are given one of them."""
     audit(store, cli, write, 3, {"q3": 1, "q4": 0, "q2": 3})
-    out = cli("eval", "--run", "base", "--run", "cand", "--resamples", "200").out
-    lines = out.splitlines()
+    ev = jp.open(store.path).evaluate(["base", "cand"], resamples=200).result
+    assert ev.corrected is not None
+    reason = (
+        "no query has a doc at the measure's threshold, by the judge's labels or the audit's: "
+        "the figure is not defined"
+    )
+    means = dict(ev.corrected.means)
+    for key in (("base", "R(rel=3)@10"), ("cand", "R(rel=3)@10")):
+        means[key] = Corrected(PPIEstimate(None, None, None, 3, 6, 0.05, reason))
+    ev = replace(ev, corrected=replace(ev.corrected, means=means))
+    capsys.readouterr()
+    corrected_means(ev)
+    lines = capsys.readouterr().out.splitlines()
     start = next(i for i, line in enumerate(lines) if line.startswith("run   measure  "))
     table = []
     for line in lines[start:]:
         if not line.startswith(("run ", "---", "base ", "cand ")):
             break
         table.append(line)
-    notes = [line for line in lines if line.startswith("note 1: ")]
-    assert notes == [
-        "note 1: nothing varies across the 3 audited queries and the judge's values: the "
-        "interval would have zero width, a certainty so few queries cannot give"
-    ]
+    assert [line for line in lines if line.startswith("note ")] == [f"note 1: {reason}"]
     uncorrected = [row for row in table if row.rstrip().endswith("none, note 1")]
     assert len(uncorrected) == 2, table
+    assert len(table) == 2 + 6, table  # the header, its rule and 2 runs x 3 measures
     assert all(len(row) < 100 for row in table), table
 
 
