@@ -6,6 +6,11 @@ to `retries`), and an unparsed answer (once). A request the provider refuses on 
 (`RequestRejected`: over the context window, a content filter) labels the pair `error` with the
 reason, at once. An error that would fail every request (`JudgeError`: a refused key, no quota,
 an unknown model) propagates: the loop stops the whole run on it.
+
+A server that is down is not retried pair after pair: once `DEAD_AFTER` calls in a row (or two
+rounds of the concurrency, when more) failed to connect with no answer of any kind from the
+server in between, the run stops with an error that names the address and what to check (a
+dead server otherwise cost every hole its full retries, minutes, before saying anything).
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ import asyncio
 import time
 from typing import TYPE_CHECKING, Protocol
 
+from judgepool.errors import JudgeError, JudgepoolError
 from judgepool.judge.base import (
     JudgeAnswer,
     JudgeRequest,
@@ -54,6 +60,12 @@ class LoopHost(Protocol):
 
     def stop(self, reason: str) -> None: ...
 
+    def fail_run(self, error: JudgepoolError, reason: str) -> None: ...
+
+
+#: Connection failures in a row, with no answer in between, after which the server is down.
+DEAD_AFTER = 5
+
 
 _HOW = {
     "rate_limit": "still rate-limited (HTTP 429)",
@@ -80,6 +92,8 @@ class Caller:
         self.options = loop.options
         self.throttle = Throttle(loop.options.concurrency)
         self._settled = asyncio.Event()
+        self.unreachable = 0  # connection failures since the server last answered anything
+        self.dead_after = max(DEAD_AFTER, 2 * loop.options.concurrency)
 
     async def work(self, group: Group) -> None:
         """Ask the judge for one group until an answer, a final failure, or a stop."""
@@ -101,6 +115,13 @@ class Caller:
             if isinstance(failure, RequestRejected):
                 self._record_error(group, failure.kind, str(failure), attempts)
                 return
+            if failure is not None and failure.kind == "connection":
+                self.unreachable += 1
+                if self.unreachable >= self.dead_after:
+                    self._unreachable(str(failure))
+                    return
+            elif failure is None or failure.kind != "timeout":
+                self.unreachable = 0  # the server answered (an answer, a 429, a 5xx, a refusal)
             if failure is not None:
                 if failure.kind == "rate_limit":
                     throttle.rate_limited_at(sent_at, failure.retry_after)
@@ -127,6 +148,23 @@ class Caller:
                 return
             unparsed += 1
             stats.retried += 1
+
+    def _unreachable(self, message: str) -> None:
+        """Stop the run: the judge's server refused or dropped every recent connection."""
+        if self.loop.stats.fatal is not None:
+            return
+        where = _address(self.loop.judge)
+        self.loop.fail_run(
+            JudgeError(
+                f"cannot reach the judge at {where}: {self.unreachable} calls in a row failed "
+                f"to connect, with no answer from it in between ({message[:300]}); the run "
+                "stopped there, and the holes not labelled are left for the next run",
+                "check that the server is running and listening at that address (the model's "
+                "--api-base, or the provider's status and your network or proxy), then run the "
+                "same command again",
+            ),
+            "unreachable",
+        )
 
     def _count(self, group: Group, answer: JudgeAnswer) -> None:
         if answer.status == "ok":
@@ -221,3 +259,14 @@ class Caller:
         if charged is None and self.options.max_cost is not None:
             charged = reservation.cost
         self._settle(reservation, charged, "answered")
+
+
+def _address(judge: Judge) -> str:
+    """Where the judge's calls go: its --api-base, else its model's provider."""
+    inner = getattr(judge, "inner", judge)
+    settings = getattr(inner, "settings", None)
+    base = getattr(settings, "api_base", None)
+    if base:
+        return str(base)
+    model = getattr(settings, "model", None)
+    return f"the provider of {model}" if model else judge.labeller
