@@ -52,7 +52,7 @@ def test_demo_tells_the_story_end_to_end(cli: Cli, tmp_path: Path) -> None:
         ).fetchone()
         canaries = con.execute("SELECT count(*) FROM judgments WHERE purpose = 'canary'").fetchone()
     assert holes == (122,)
-    assert canaries == (100,)  # 2 planted per query for 50 drawn queries (never labels)
+    assert canaries == (12,)  # about 10 % of the 122 holes, at least 12 (never labels)
     assert (tmp_path / "demo.duckdb.cache").is_dir()
 
 
