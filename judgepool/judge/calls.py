@@ -111,6 +111,7 @@ class Caller:
                 return
             attempts += 1
             stats.calls += 1
+            stats.retried += attempts > 1  # counted when sent: a cap may refuse the retry
             answer, failure = await self._attempt(request, reservation)
             if isinstance(failure, RequestRejected):
                 self._record_error(group, failure.kind, str(failure), attempts)
@@ -136,7 +137,6 @@ class Caller:
                         self._record_error(group, failure.kind, str(failure), attempts)
                         return
                     await asyncio.sleep(backoff_delay(transient, self.options.backoff_base))
-                stats.retried += 1
                 continue
             if answer is None:
                 raise RuntimeError("an attempt gave neither an answer nor a failure")
@@ -147,7 +147,6 @@ class Caller:
             if not retry:
                 return
             unparsed += 1
-            stats.retried += 1
 
     def _unreachable(self, message: str) -> None:
         """Stop the run: the judge's server refused or dropped every recent connection."""
