@@ -125,7 +125,7 @@ class Caller:
                 self.unreachable = 0  # the server answered (an answer, a 429, a 5xx, a refusal)
             if failure is not None:
                 if failure.kind == "rate_limit":
-                    throttle.rate_limited_at(sent_at, failure.retry_after)
+                    throttle.rate_limited_at(sent_at, failure.retry_after, failure.exhausted)
                     stats.rate_limited += 1
                     rate_limits += 1
                     if rate_limits > self.options.rate_limit_retries:

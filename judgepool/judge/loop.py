@@ -283,7 +283,9 @@ class LabellingLoop:
                 handled.append((sig, previous))
             except (NotImplementedError, RuntimeError, ValueError):
                 pass  # not the main thread, or no signals here: Ctrl-C raises instead
-        live = asyncio.Semaphore(self.options.concurrency)
+        # Calls in flight are bounded by the throttle (--concurrency); a task backing off after a
+        # 500 holds no call slot, so twice as many tasks keep the slots busy meanwhile.
+        live = asyncio.Semaphore(2 * max(1, self.options.concurrency))
         tasks: set[asyncio.Task[None]] = set()
         renewing = loop.create_task(self._renew(dispatcher))
         try:
