@@ -19,7 +19,7 @@ import asyncio
 import time
 from typing import TYPE_CHECKING, Protocol
 
-from judgepool.errors import JudgeError, JudgepoolError
+from judgepool.errors import JudgeError, JudgepoolError, Param, remedy
 from judgepool.judge.base import (
     JudgeAnswer,
     JudgeRequest,
@@ -158,9 +158,12 @@ class Caller:
                 f"cannot reach the judge at {where}: {self.unreachable} calls in a row failed "
                 f"to connect, with no answer from it in between ({message[:300]}); the run "
                 "stopped there, and the holes not labelled are left for the next run",
-                "check that the server is running and listening at that address (the model's "
-                "--api-base, or the provider's status and your network or proxy), then run the "
-                "same command again",
+                remedy(
+                    "check that the server is running and listening at that address (the "
+                    "model's {}, or the provider's status and your network or proxy), then run "
+                    "the same command again",
+                    Param("api_base", None),
+                ),
             ),
             "unreachable",
         )
