@@ -62,6 +62,8 @@ class LoopHost(Protocol):
 
     def fail_run(self, error: JudgepoolError, reason: str) -> None: ...
 
+    async def backoff(self, seconds: float) -> None: ...
+
 
 #: Connection failures in a row, with no answer in between, after which the server is down.
 DEAD_AFTER = 5
@@ -136,7 +138,7 @@ class Caller:
                     if transient > self.options.retries:
                         self._record_error(group, failure.kind, str(failure), attempts)
                         return
-                    await asyncio.sleep(backoff_delay(transient, self.options.backoff_base))
+                    await self.loop.backoff(backoff_delay(transient, self.options.backoff_base))
                 continue
             if answer is None:
                 raise RuntimeError("an attempt gave neither an answer nor a failure")
