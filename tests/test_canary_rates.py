@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 import pytest
 from statsmodels.stats.proportion import proportion_confint
 
-from judgepool.judge.canaries import canary_count
+from judgepool.judge.canaries import canaries_wanted, canary_count
 from judgepool.pooling.store.judge_runs import JudgeRunRow, KindRate
 from judgepool.stats.proportion import wilson_interval
 
@@ -36,6 +36,11 @@ def test_canaries_are_about_a_tenth_of_the_holes_within_12_and_100() -> None:
         100,
         100,
     ]
+
+
+def test_canaries_n_per_query_scales_the_share() -> None:
+    assert [canaries_wanted(122, n) for n in (1, 2, 3, 4)] == [6, 12, 18, 24]
+    assert canaries_wanted(748, 2) == canary_count(748) == 75
 
 
 def _run(*kinds: KindRate) -> JudgeRunRow:

@@ -268,6 +268,12 @@ def canary_count(holes: int) -> int:
     return max(CANARY_MIN, min(CANARY_MAX, round(CANARY_SHARE * holes)))
 
 
+def canaries_wanted(holes: int, per_query: int) -> int:
+    """The canaries of a run of `holes` at `per_query` a query: `canary_count` at the default
+    2, scaled by per_query / 2 (so `--canaries 4` plants twice as many)."""
+    return -(-canary_count(holes) * per_query // DEFAULT_PER_QUERY)
+
+
 def plan_canaries(
     store: Store,
     template: Template,

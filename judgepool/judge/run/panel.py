@@ -144,8 +144,9 @@ def canaries_for(
     store: Store, options: JudgeOptions, judge: Judge, labeller: str | None, holes: int
 ) -> CanaryPlan | None:
     """The canaries of this run (None with `canaries=0`), drawn from the pool's queries: about
-    a tenth of its `holes` (judge/canaries.py), or `canary_queries` x `canaries` when given."""
-    from judgepool.judge.canaries import canary_count, plan_canaries
+    a tenth of its `holes` (judge/canaries.py) at 2 per query, N / 2 times that at `canaries`
+    N, or `canary_queries` x `canaries` when given."""
+    from judgepool.judge.canaries import canaries_wanted, plan_canaries
     from judgepool.judge.prompt import DEFAULT_TEMPLATE, load_template
     from judgepool.pooling.pool import pool_queries
 
@@ -174,7 +175,7 @@ def canaries_for(
     inner = getattr(judge, "inner", judge)
     template = getattr(inner, "template", None) or load_template(s.template or DEFAULT_TEMPLATE)
     qids = pool_queries(store, s.pool_spec(labeller))
-    total = None if s.canary_queries is not None else canary_count(holes)
+    total = None if s.canary_queries is not None else canaries_wanted(holes, s.canaries)
     queries = s.canary_queries or -(-(total or 0) // s.canaries)
     return plan_canaries(
         store,
