@@ -5,8 +5,10 @@ code runs as it would against a provider. Behaviour is scripted per test: a `rep
 (request -> `Reply`), a latency, a token-bucket rate limit answered with 429 + Retry-After, and
 queued faults (500s, hangs, garbage, answers cut off mid-body, provider errors shaped as OpenAI
 sends them: `provider_error`, `QUOTA`, `BAD_KEY`, `FORBIDDEN`, `NO_MODEL`, `CONTEXT_TOO_LONG`),
-and `echo_key_reply`, a provider that quotes the caller's key in its answer. The server counts
-every call (total, per status, per passage text) so tests can assert exact call counts.
+random faults at given shares (`faults=(p500, p429)`, seeded: a 500, or a 429 whose
+retry-after-ms is one request's share of the rate limit, as a provider under load answers), and
+`echo_key_reply`, a provider that quotes the caller's key in its answer. The server counts every
+call (total, per status, per passage text) so tests can assert exact call counts.
 
 Run as a script (`python tests/fake_openai.py --latency 0.2 --rpm 600`) it serves in its own
 process, prints `PORT <n>` on stdout, answers GET /stats with its counters, and exits by itself
@@ -16,9 +18,11 @@ when its parent process dies or after --lifetime seconds.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import math
 import os
+import random
 import re
 import sys
 import threading
@@ -137,6 +141,24 @@ class TokenBucket:
                 return None
             return (1.0 - self.tokens) / self.rate
 
+    def remaining(self) -> int:
+        """Whole requests the bucket would admit now (what x-ratelimit-remaining-requests says)."""
+        with self.lock:
+            now = time.monotonic()
+            return int(min(self.capacity, self.tokens + (now - self.stamp) * self.rate))
+
+
+def _too_many(wait: float) -> Reply:
+    """A 429 as OpenAI sends it: Retry-After in whole seconds, retry-after-ms to the millisecond."""
+    return Reply(
+        status=429,
+        body=b'{"error": {"message": "Rate limit reached", "type": "requests"}}',
+        headers={
+            "retry-after": str(max(1, math.ceil(wait))),
+            "retry-after-ms": str(max(1, math.ceil(wait * 1000))),
+        },
+    )
+
 
 class _Server(ThreadingHTTPServer):
     """Quiet about clients that go away mid-request (a killed judge): that is what tests do."""
@@ -157,8 +179,12 @@ class FakeOpenAI:
         rpm: float | None = None,
         burst: float | None = None,
         usage: tuple[int, int] | None = None,
+        faults: tuple[float, float] = (0.0, 0.0),
+        seed: int = 0,
     ) -> None:
         self.reply = reply
+        self.faults = faults  # shares of calls answered 500 and 429 at random (before the limit)
+        self._random = random.Random(seed)
         self.latency = latency
         self.bucket = TokenBucket(rpm, burst) if rpm else None
         self.usage = usage
@@ -168,6 +194,8 @@ class FakeOpenAI:
         self.by_passage: Counter[str] = Counter()
         self.requests: list[FakeRequest] = []
         self.times_429: list[float] = []
+        self.injected: Counter[int] = Counter()  # random faults answered, by status
+        self.times_injected_429: list[float] = []
         self.log: list[tuple[float, int, str]] = []  # (seconds since start, status, passage)
         self.queue: list[Reply] = []
         self.started = time.monotonic()
@@ -217,6 +245,8 @@ class FakeOpenAI:
                 "statuses": {str(k): v for k, v in sorted(self.statuses.items())},
                 "max_in_flight": self.max_in_flight,
                 "times_429": list(self.times_429),
+                "injected": {str(k): v for k, v in sorted(self.injected.items())},
+                "times_injected_429": list(self.times_injected_429),
                 "first_call": self.log[0][0] if self.log else None,
                 "call_times": [t for t, _, _ in self.log],
             }
@@ -227,18 +257,32 @@ class FakeOpenAI:
             self.requests.append(request)
             self.by_passage[request.passage] += 1
             queued = self.queue.pop(0) if self.queue else None
+            draw = self._random.random() if any(self.faults) else 1.0
+        if queued is None and draw < self.faults[0]:
+            with self.lock:
+                self.injected[500] += 1
+            return self._limits(Reply("server error (injected)", status=500))
+        if queued is None and draw < self.faults[0] + self.faults[1]:
+            with self.lock:
+                self.injected[429] += 1
+                self.times_injected_429.append(time.monotonic() - self.started)
+            pause = 1.0 / self.bucket.rate if self.bucket is not None else 0.05
+            return self._limits(_too_many(pause))
         if self.bucket is not None:
             wait = self.bucket.take()
             if wait is not None:
-                return Reply(
-                    status=429,
-                    body=b'{"error": {"message": "Rate limit reached", "type": "requests"}}',
-                    headers={
-                        "retry-after": str(max(1, math.ceil(wait))),
-                        "retry-after-ms": str(max(1, math.ceil(wait * 1000))),
-                    },
-                )
-        return queued if queued is not None else self.reply(request)
+                return self._limits(_too_many(wait))
+        return self._limits(queued if queued is not None else self.reply(request))
+
+    def _limits(self, reply: Reply) -> Reply:
+        """The reply with the rate limit's state in OpenAI's headers (when there is a limit)."""
+        if self.bucket is None:
+            return reply
+        limits = {
+            "x-ratelimit-limit-requests": str(round(self.bucket.rate * 60)),
+            "x-ratelimit-remaining-requests": str(self.bucket.remaining()),
+        }
+        return dataclasses.replace(reply, headers={**limits, **reply.headers})
 
     def _completion(self, request: FakeRequest, content: str) -> bytes:
         prompt_tokens, completion_tokens = self.usage or (
@@ -360,8 +404,17 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--rpm", type=float, default=None, help="rate limit, requests/minute")
     parser.add_argument("--burst", type=float, default=None, help="bucket capacity (requests)")
     parser.add_argument("--lifetime", type=float, default=1800.0, help="exit after seconds")
+    parser.add_argument("--fail-500", type=float, default=0.0, help="share of calls answered 500")
+    parser.add_argument("--fail-429", type=float, default=0.0, help="share answered 429 at random")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the random faults")
     args = parser.parse_args(argv)
-    server = FakeOpenAI(latency=args.latency, rpm=args.rpm, burst=args.burst).start()
+    server = FakeOpenAI(
+        latency=args.latency,
+        rpm=args.rpm,
+        burst=args.burst,
+        faults=(args.fail_500, args.fail_429),
+        seed=args.seed,
+    ).start()
     watcher = threading.Thread(
         target=_watch_parent, args=(os.getppid(), args.lifetime), daemon=True
     )

@@ -201,9 +201,8 @@ def test_an_online_judge_skips_pairs_an_open_batch_holds_and_a_second_batch_too(
             "--api-base",
             online.api_base,
             "--no-progress",
-            "--no-canaries",
         )
-        assert online.calls == 0
+        assert online.calls == 0  # canaries too: the judge answered no hole, it plants none
     assert result.code == 0, result.err
     assert re.search(r"in an open batch\s+7", result.out)
     assert f"7 pairs are in open batches (batch:{ident}) and were not sent again" in result.out
@@ -273,6 +272,24 @@ def test_failed_missing_and_unparsed_lines_stay_holes_and_retry_failed_sends_the
         assert final.code == 0, final.err
     ok = {d: g for d, s, g, _, _ in labels(store) if s == "ok"}
     assert ok == EXPECTED
+
+
+@pytest.mark.slow
+def test_retry_failed_with_wait_waits_for_the_new_batch_and_collects_it(
+    store: Store, cli: Cli
+) -> None:
+    with FakeBatchAPI(reply=_faulty, fault=_fault) as fake:
+        assert cli(*batch(fake, "--batch")).code == 0
+        done = cli(*batch(fake, "--batch-collect", "--wait", "--poll", "0.01"))
+        assert done.code == 4, done.err
+        fake.reply, fake.fault = default_reply, None
+        retried = cli(*batch(fake, "--batch-collect", "--retry-failed", "--wait", "--poll", "0.01"))
+        assert retried.code == 0, retried.err
+        assert "sent 1 batch: 4 requests for 4 pairs" in retried.out
+        assert fake.counts["create"] == 2 and fake.counts["content"] == 3  # the new one, collected
+        assert not [b for b in fake.batches.values() if b.status != "completed"]
+    ok = {d: g for d, s, g, _, _ in labels(store) if s == "ok"}
+    assert ok == EXPECTED  # no further command needed
 
 
 @pytest.mark.slow

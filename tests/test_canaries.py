@@ -80,12 +80,13 @@ def judge(cli: Cli, server: FakeOpenAI, *extra: str) -> CliResult:
     )
 
 
+#: A row of the canary table: judge, kind, pairs, graded, graded >= 2, rate, 95% interval.
+RATE_ROW = r"^\S+\s+(stuffing|instruction|fence)\s+.*\s(\S+%)\s+(?:\[\S+, \S+\]|–)$"
+
+
 def rates(out: str) -> dict[str, str]:
     """kind -> rate from the canary table."""
-    return {
-        m.group(1): m.group(2)
-        for m in re.finditer(r"^\S+\s+(stuffing|instruction|fence)\s+.*\s(\S+%)$", out, flags=re.M)
-    }
+    return {m.group(1): m.group(2) for m in re.finditer(RATE_ROW, out, flags=re.M)}
 
 
 def canary_rows(store: Store) -> list[tuple[Any, ...]]:

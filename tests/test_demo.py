@@ -38,6 +38,7 @@ def test_demo_tells_the_story_end_to_end(cli: Cli, tmp_path: Path) -> None:
     assert f"fill the holes with: judgepool --db demo.duckdb {model_left_open}" in out  # cwd
     assert f"$ judgepool --db demo.duckdb {command} --no-progress" in out
     assert re.search(r"^dense-v2\s+0\.831\s+1\.000\s+0$", out, flags=re.M)
+    assert "-> checked: the database holds the 122 labels the judge reported" in out
     # ... and the comparison then passes the gate, with intervals and the Holm verdict.
     assert re.search(r"^dense-v2\s+nDCG@10\s+72\s+[+-]\d\.\d{3}\s+\[", out, flags=re.M)
     assert "p(Holm): adjusted over 3 comparisons" in out
@@ -52,7 +53,7 @@ def test_demo_tells_the_story_end_to_end(cli: Cli, tmp_path: Path) -> None:
         ).fetchone()
         canaries = con.execute("SELECT count(*) FROM judgments WHERE purpose = 'canary'").fetchone()
     assert holes == (122,)
-    assert canaries == (100,)  # 2 planted per query for 50 drawn queries (never labels)
+    assert canaries == (12,)  # about 10 % of the 122 holes, at least 12 (never labels)
     assert (tmp_path / "demo.duckdb.cache").is_dir()
 
 
@@ -104,3 +105,34 @@ def test_the_transcript_check_sets_aside_only_durations_and_dates() -> None:
     assert transcript.differences(readme, same) == []
     other = "labelled in 3.7 s, run 1, 2027-01-02\nok 106\n"
     assert any(line == "+ok 106" for line in transcript.differences(readme, other))
+
+
+def test_the_demo_stops_loudly_when_the_judge_printed_more_than_it_stored(
+    cli: Cli,
+    tmp_path_factory: pytest.TempPathFactory,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from judgepool.errors import DatabaseError
+    from judgepool.ui.commands.demo import _check_stored
+    from tests.fake_openai import FakeOpenAI
+    from tests.judge_fixtures import collection_copy
+
+    store = collection_copy(tmp_path_factory, tmp_path / "test.duckdb", doc_qrels=True)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    with FakeOpenAI() as fake:
+        judged = cli(
+            "judge", "--model", "openai/m", "--api-base", fake.api_base, "--level", "doc",
+            "--no-canaries", "--no-progress",
+        )  # fmt: skip
+    assert judged.code == 0, judged.err
+    labeller = "openai/m@relevance-v1"
+    _check_stored(store.path, labeller)  # printed = stored: silent but for its check line
+    with store.write() as con:
+        con.execute(
+            "DELETE FROM judgments WHERE id = (SELECT max(id) FROM judgments "
+            "WHERE labeller = ? AND status = 'ok')",
+            [labeller],
+        )
+    with pytest.raises(DatabaseError, match=r"reported \d+ pairs labelled ok, but the database"):
+        _check_stored(store.path, labeller)

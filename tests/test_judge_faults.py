@@ -220,6 +220,12 @@ def test_a_request_with_no_answer_stays_charged_at_its_worst_case(
         f"3 requests that got no answer (timed out or cut off), charged at their worst "
         f"case (up to ${3 * worst:.4f})"
     ) in result.out
+    # three calls, the retries among them being the calls sent again for a pair (the last
+    # failure's retry, refused by the cap, is none), and nothing but our own words on stderr
+    # (no RuntimeWarning from a call cut short)
+    retries = sum(n - 1 for n in fake.by_passage.values())
+    assert f"3 calls (0 answered 429, {retries} retries)" in result.out, result.out
+    assert "Warning" not in result.err, result.err
 
 
 def test_a_dry_run_needs_no_key(store: Store, cli: Cli) -> None:

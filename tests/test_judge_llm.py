@@ -92,6 +92,26 @@ def test_transient_failures_are_one_request_each(
     assert fake.calls == 1  # nobody retried behind the loop's back
 
 
+@pytest.mark.parametrize(
+    ("headers", "exhausted"),
+    [
+        ({"x-ratelimit-remaining-requests": "0", "x-ratelimit-remaining-tokens": "900"}, True),
+        ({"x-ratelimit-remaining-requests": "12", "x-ratelimit-remaining-tokens": "900"}, False),
+        ({"anthropic-ratelimit-requests-remaining": "0"}, True),
+        ({}, None),
+    ],
+)
+def test_a_429_says_whether_a_rate_limit_is_used_up(
+    fake: FakeOpenAI, headers: dict[str, str], exhausted: bool | None
+) -> None:
+    """The provider's rate-limit headers, read through litellm: a 429 with every limit left
+    above 0 is an overload, not the limit (the throttle does not cut its window for it)."""
+    fake.push(Reply(status=429, headers={"retry-after-ms": "50", **headers}))
+    with pytest.raises(TransientJudgeFailure) as caught:
+        ask(llm(fake))
+    assert caught.value.kind == "rate_limit" and caught.value.exhausted is exhausted
+
+
 def test_a_timeout_is_transient(fake: FakeOpenAI) -> None:
     fake.push(Reply(content="##final score: 1", delay=3.0))
     with pytest.raises(TransientJudgeFailure) as caught:

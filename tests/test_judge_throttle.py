@@ -26,6 +26,16 @@ def test_a_wave_of_429s_cuts_the_window_once() -> None:
     assert throttle.window == 1.0  # never below one call
 
 
+def test_a_429_with_limits_left_pauses_but_does_not_cut_the_window() -> None:
+    throttle = Throttle(10, decrease=0.5)
+    throttle.rate_limited_at(time.monotonic(), retry_after=0.2, exhausted=False)
+    assert (throttle.window, throttle.cuts, throttle.rate_limited) == (10.0, 0, 1)
+    assert throttle.paused_until > time.monotonic()  # its Retry-After still holds new calls
+    throttle.rate_limited_at(time.monotonic(), retry_after=0.0, exhausted=None)  # no headers
+    throttle.rate_limited_at(time.monotonic(), retry_after=0.0, exhausted=True)
+    assert throttle.cuts == 2 and throttle.window == 2.5
+
+
 def test_successes_grow_the_window_by_a_share_of_itself_per_second() -> None:
     throttle = Throttle(10, decrease=0.5, growth=0.02)
     throttle.rate_limited_at(time.monotonic(), None)

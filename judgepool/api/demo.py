@@ -68,6 +68,26 @@ def hidden_agreement(store: Store, hidden: Path, level: Level, labeller: str) ->
     )
 
 
+@dataclass(frozen=True)
+class PrintedStored:
+    """What the judge's run said it labelled (`ok` pairs, as printed and recorded) and the pairs
+    the database holds an ok label of by that judge: the demo stops when they differ."""
+
+    printed: int | None  # None: no run of that judge was recorded
+    stored: int
+
+
+def printed_and_stored(store: Store, level: Level, labeller: str) -> PrintedStored:
+    """The latest recorded run of `labeller` (its `ok` count) against its ok labels stored."""
+    from judgepool.pooling.store.judge_runs import judge_runs
+
+    runs = judge_runs(store, labeller)
+    outcomes = runs[-1].outcome.get("outcomes", {}) if runs else None
+    printed = int(outcomes.get("ok", 0)) if outcomes is not None else None
+    stored = len(latest_label_rows(store, level, "judge", labeller)["qid"])
+    return PrintedStored(printed, stored)
+
+
 def comparison_with_hidden_labels(
     store: Store, hidden: Path, baseline: str, candidate: str, level: Level
 ) -> ComparisonFigures:

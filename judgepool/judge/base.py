@@ -135,7 +135,9 @@ class TransientJudgeFailure(Exception):
     server's Retry-After in seconds when it sent one. `unanswered` is true when the request was
     sent and no reply was read (a timeout, an answer cut off, an unreadable body): the provider
     may have run it and billed it, so a cost cap charges it at its worst case. An HTTP error
-    status that came back (429, 5xx) was not billed.
+    status that came back (429, 5xx) was not billed. `exhausted`, for a rate limit: whether the
+    provider's rate-limit headers say a limit is used up (False: they say it is not, the 429 had
+    another cause; None: no such header came).
     """
 
     def __init__(
@@ -149,6 +151,7 @@ class TransientJudgeFailure(Exception):
         self.kind = kind
         self.retry_after = retry_after
         self.unanswered = kind in ("timeout", "connection") if unanswered is None else unanswered
+        self.exhausted: bool | None = None
 
 
 class RequestRejected(Exception):

@@ -6,6 +6,11 @@ to `retries`), and an unparsed answer (once). A request the provider refuses on 
 (`RequestRejected`: over the context window, a content filter) labels the pair `error` with the
 reason, at once. An error that would fail every request (`JudgeError`: a refused key, no quota,
 an unknown model) propagates: the loop stops the whole run on it.
+
+A server that is down is not retried pair after pair: once `DEAD_AFTER` calls in a row (or two
+rounds of the concurrency, when more) failed to connect with no answer of any kind from the
+server in between, the run stops with an error that names the address and what to check (a
+dead server otherwise cost every hole its full retries, minutes, before saying anything).
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ import asyncio
 import time
 from typing import TYPE_CHECKING, Protocol
 
+from judgepool.errors import JudgeError, JudgepoolError, Param, remedy
 from judgepool.judge.base import (
     JudgeAnswer,
     JudgeRequest,
@@ -54,6 +60,14 @@ class LoopHost(Protocol):
 
     def stop(self, reason: str) -> None: ...
 
+    def fail_run(self, error: JudgepoolError, reason: str) -> None: ...
+
+    async def backoff(self, seconds: float) -> None: ...
+
+
+#: Connection failures in a row, with no answer in between, after which the server is down.
+DEAD_AFTER = 5
+
 
 _HOW = {
     "rate_limit": "still rate-limited (HTTP 429)",
@@ -80,6 +94,8 @@ class Caller:
         self.options = loop.options
         self.throttle = Throttle(loop.options.concurrency)
         self._settled = asyncio.Event()
+        self.unreachable = 0  # connection failures since the server last answered anything
+        self.dead_after = max(DEAD_AFTER, 2 * loop.options.concurrency)
 
     async def work(self, group: Group) -> None:
         """Ask the judge for one group until an answer, a final failure, or a stop."""
@@ -97,13 +113,21 @@ class Caller:
                 return
             attempts += 1
             stats.calls += 1
+            stats.retried += attempts > 1  # counted when sent: a cap may refuse the retry
             answer, failure = await self._attempt(request, reservation)
             if isinstance(failure, RequestRejected):
                 self._record_error(group, failure.kind, str(failure), attempts)
                 return
+            if failure is not None and failure.kind == "connection":
+                self.unreachable += 1
+                if self.unreachable >= self.dead_after:
+                    self._unreachable(str(failure))
+                    return
+            elif failure is None or failure.kind != "timeout":
+                self.unreachable = 0  # the server answered (an answer, a 429, a 5xx, a refusal)
             if failure is not None:
                 if failure.kind == "rate_limit":
-                    throttle.rate_limited_at(sent_at, failure.retry_after)
+                    throttle.rate_limited_at(sent_at, failure.retry_after, failure.exhausted)
                     stats.rate_limited += 1
                     rate_limits += 1
                     if rate_limits > self.options.rate_limit_retries:
@@ -114,8 +138,7 @@ class Caller:
                     if transient > self.options.retries:
                         self._record_error(group, failure.kind, str(failure), attempts)
                         return
-                    await asyncio.sleep(backoff_delay(transient, self.options.backoff_base))
-                stats.retried += 1
+                    await self.loop.backoff(backoff_delay(transient, self.options.backoff_base))
                 continue
             if answer is None:
                 raise RuntimeError("an attempt gave neither an answer nor a failure")
@@ -126,7 +149,26 @@ class Caller:
             if not retry:
                 return
             unparsed += 1
-            stats.retried += 1
+
+    def _unreachable(self, message: str) -> None:
+        """Stop the run: the judge's server refused or dropped every recent connection."""
+        if self.loop.stats.fatal is not None:
+            return
+        where = _address(self.loop.judge)
+        self.loop.fail_run(
+            JudgeError(
+                f"cannot reach the judge at {where}: {self.unreachable} calls in a row failed "
+                f"to connect, with no answer from it in between ({message[:300]}); the run "
+                "stopped there, and the holes not labelled are left for the next run",
+                remedy(
+                    "check that the server is running and listening at that address (the "
+                    "model's {}, or the provider's status and your network or proxy), then run "
+                    "the same command again",
+                    Param("api_base", None),
+                ),
+            ),
+            "unreachable",
+        )
 
     def _count(self, group: Group, answer: JudgeAnswer) -> None:
         if answer.status == "ok":
@@ -221,3 +263,14 @@ class Caller:
         if charged is None and self.options.max_cost is not None:
             charged = reservation.cost
         self._settle(reservation, charged, "answered")
+
+
+def _address(judge: Judge) -> str:
+    """Where the judge's calls go: its --api-base, else its model's provider."""
+    inner = getattr(judge, "inner", judge)
+    settings = getattr(inner, "settings", None)
+    base = getattr(settings, "api_base", None)
+    if base:
+        return str(base)
+    model = getattr(settings, "model", None)
+    return f"the provider of {model}" if model else judge.labeller

@@ -1,8 +1,10 @@
 """Canaries: synthetic pairs of true grade 0 planted in a judge run, to see whether the judge is
 fooled by keyword stuffing, by instructions hidden in a passage, or by a forged prompt.
 
-Per run, up to `queries` (50) queries of the pool are drawn with a fixed seed, and `per_query`
-(2) canaries are made for each, the kinds taking turns across them:
+Per run, about a tenth of the holes to judge (`canary_count`: 10 %, at least 12, at most 100)
+are canaries, so that they cost in proportion to the work: that many queries / `per_query` (2)
+of the pool are drawn with a fixed seed (or `queries`, when given), and `per_query` canaries are
+made for each, the kinds taking turns across them:
 
 - `stuffing`: an unrelated passage with the query's words stuffed in (the query repeated, a
   keyword line, or its words between the sentences);
@@ -18,8 +20,10 @@ no content word in common with it), so grade 0 is the truth by construction: que
 instructions or forged fences do not make a passage answer a query. Canaries go through the
 same prompt, cache and loop as the holes, and are stored with purpose `canary` (never
 effective, never exported). The seed is fixed, so a rerun draws the same canaries and the cache
-answers them for free. Their false-positive rate (share graded >= 2) is reported per kind; a
-kind above the threshold (10 %) marks the judge "fooled by canaries" (pooling/store/judge_runs.py).
+answers them for free. Their false-positive rate (share graded >= 2) is reported per kind with
+its 95 % Wilson interval (stats/proportion.py); a kind whose interval lies above the threshold
+(10 %) marks the judge "fooled by canaries" (pooling/store/judge_runs.py), and one whose rate is
+above it while its interval is not is reported as too few canaries to tell.
 """
 
 from __future__ import annotations
@@ -48,6 +52,8 @@ from judgepool.pooling.store.texts import query_texts
 KINDS: tuple[str, ...] = ("stuffing", "instruction", "fence")
 DEFAULT_PER_QUERY = 2
 DEFAULT_QUERIES = 50
+#: Canaries per run, in proportion to the holes: this share of them, within [MIN, MAX].
+CANARY_SHARE, CANARY_MIN, CANARY_MAX = 0.10, 12, 100
 DEFAULT_THRESHOLD = 0.10
 DEFAULT_SEED = 20240611
 #: Grade from which a canary counts as a false positive (relevant, as nR@k reads it).
@@ -257,6 +263,17 @@ def _sources(
     return found
 
 
+def canary_count(holes: int) -> int:
+    """How many canaries accompany `holes` holes: about 10 %, at least 12, at most 100."""
+    return max(CANARY_MIN, min(CANARY_MAX, round(CANARY_SHARE * holes)))
+
+
+def canaries_wanted(holes: int, per_query: int) -> int:
+    """The canaries of a run of `holes` at `per_query` a query: `canary_count` at the default
+    2, scaled by per_query / 2 (so `--canaries 4` plants twice as many)."""
+    return -(-canary_count(holes) * per_query // DEFAULT_PER_QUERY)
+
+
 def plan_canaries(
     store: Store,
     template: Template,
@@ -267,8 +284,10 @@ def plan_canaries(
     seed: int = DEFAULT_SEED,
     passage_tokens: int = 1024,
     query_tokens: int = 1024,
+    total: int | None = None,
 ) -> CanaryPlan:
-    """Draw the queries and make their canaries (see the module docstring)."""
+    """Draw the queries and make their canaries (see the module docstring); `total`: stop at
+    that many canaries."""
     if per_query < 1 or queries < 1:
         return CanaryPlan([], (), (), per_query, seed, level)
     rng = random.Random(seed)
@@ -288,6 +307,8 @@ def plan_canaries(
         query_cut = cut_to_tokens(texts[qid], query_tokens)
         query = texts[qid][: query_cut.end]
         for i in range(per_query):
+            if total is not None and len(requests) >= total:
+                break
             kind = KINDS[(j * per_query + i) % len(KINDS)]
             source = found[i % len(found)]
             cut = cut_to_tokens(source.text, budget)
@@ -378,8 +399,14 @@ class CanaryReport:
 
     @property
     def fooled(self) -> bool:
-        """Some kind's rate is above the threshold (the run is marked fooled by canaries)."""
-        return any(k.rate is not None and k.rate > self.threshold for k in self.kinds)
+        """Some kind's rate is above the threshold beyond doubt (the lower end of its 95 %
+        Wilson interval is): the run is marked fooled by canaries."""
+        return any(k.above(self.threshold) for k in self.kinds)
+
+    @property
+    def undecided(self) -> bool:
+        """Not fooled, but some kind's rate is above the threshold on too few canaries to tell."""
+        return not self.fooled and any(k.undecided(self.threshold) for k in self.kinds)
 
 
 def _about(request: JudgeRequest) -> dict[str, str]:

@@ -7,7 +7,13 @@ parameters, the batch mode) imports it the same way, and none imports another on
 from __future__ import annotations
 
 import os
+import warnings
 from types import ModuleType
+
+#: What Python says when a call cut short by our timeout (or a cap, or Ctrl-C) is cancelled
+#: while litellm holds the provider's coroutine it has not awaited yet: noise on stderr about
+#: litellm's internals, not a problem of the run (the call is counted and charged as unanswered).
+_UNAWAITED = r"coroutine '\w*(Completion|Chat|LLM|Http|Handler)\w*\.a\w*' was never awaited"
 
 
 def load_litellm() -> ModuleType:
@@ -16,4 +22,5 @@ def load_litellm() -> ModuleType:
     import litellm
 
     litellm.suppress_debug_info = True
+    warnings.filterwarnings("ignore", message=_UNAWAITED, category=RuntimeWarning)
     return litellm

@@ -120,6 +120,26 @@ def retry_after(err: Exception) -> float | None:
     return None
 
 
+def limits_exhausted(err: Exception) -> bool | None:
+    """Whether a 429 says a rate limit is used up: some `...ratelimit...remaining...` header (as
+    OpenAI, Azure and Anthropic send them: requests, tokens) is 0. False when such headers came
+    and none is 0 (the provider refused this call for another reason: overload, a fault), None
+    when none came (then nothing tells, and the 429 counts as the limit)."""
+    response = getattr(err, "response", None)
+    headers = getattr(response, "headers", None)
+    if headers is None:
+        return None
+    found: list[float] = []
+    try:
+        for name, value in headers.items():
+            lowered = str(name).lower()
+            if "ratelimit" in lowered and "remaining" in lowered:
+                found.append(float(value))
+    except (AttributeError, TypeError, ValueError):
+        return None
+    return any(v <= 0 for v in found) if found else None
+
+
 #: How providers say the money ran out (an OpenAI rate-limit 429 mentions billing too: not it).
 _QUOTA_WORDS = ("insufficient_quota", "exceeded your current quota", "credit balance is too low")
 
@@ -162,7 +182,9 @@ def translate(err: Exception, litellm: ModuleType, model: str) -> Exception:
     if isinstance(err, litellm.ContentPolicyViolationError):
         return RequestRejected("content_policy", text)
     if isinstance(err, litellm.RateLimitError):
-        return TransientJudgeFailure("rate_limit", text, retry_after(err), unanswered=False)
+        failure = TransientJudgeFailure("rate_limit", text, retry_after(err), unanswered=False)
+        failure.exhausted = limits_exhausted(err)
+        return failure
     if isinstance(err, litellm.Timeout):
         return TransientJudgeFailure("timeout", text)
     if isinstance(err, litellm.APIConnectionError):

@@ -73,6 +73,7 @@ class LabellingLoop:
         )
         self.dispatcher: Dispatcher | None = None
         self._main: asyncio.Task[None] | None = None
+        self._live: asyncio.Semaphore | None = None  # the groups being worked on, at most
         self._bug: BaseException | None = None
 
     # -- outcomes -------------------------------------------------------------------------
@@ -263,6 +264,21 @@ class LabellingLoop:
         if self._main is not None:
             self._main.cancel()
 
+    async def backoff(self, seconds: float) -> None:
+        """Wait out a retry's backoff (after a 500, a timeout) without holding a place: another
+        group is called meanwhile, so one failing call does not stall a worker's share."""
+        live = self._live
+        if live is None:
+            await asyncio.sleep(seconds)
+            return
+        live.release()
+        try:
+            await asyncio.sleep(seconds)
+        finally:
+            # shielded: cancelled here, the place is still taken back once free, and `_done`
+            # gives it back when this task ends, so the count stays right
+            await asyncio.shield(live.acquire())
+
     async def _renew(self, dispatcher: Dispatcher) -> None:
         try:
             await dispatcher.keep_renewed()
@@ -285,7 +301,8 @@ class LabellingLoop:
                 handled.append((sig, previous))
             except (NotImplementedError, RuntimeError, ValueError):
                 pass  # not the main thread, or no signals here: Ctrl-C raises instead
-        live = asyncio.Semaphore(self.options.concurrency)
+        live = asyncio.Semaphore(max(1, self.options.concurrency))
+        self._live = live
         tasks: set[asyncio.Task[None]] = set()
         renewing = loop.create_task(self._renew(dispatcher))
         try:

@@ -33,7 +33,8 @@ class JudgeOptions:
     `model` None: the offline judge unless a provider key is set (judge/registry.py). Several
     judges (judge/jury.py): `models` (two or more), `api_bases` aligned with them (or
     `api_base` for all), or `num_samples` K samples of each model at a temperature > 0.
-    Canaries (judge/canaries.py): `canaries` per drawn query (0: none), `canary_queries` drawn,
+    Canaries (judge/canaries.py): `canaries` per drawn query (0: none), `canary_queries` drawn
+    (default: as many as make about 10 % of the holes, at least 12 and at most 100 canaries),
     `canary_threshold` on a kind's rate graded >= 2, `canary_seed`."""
 
     model: str | None = None
@@ -60,7 +61,7 @@ class JudgeOptions:
     combine: Combine = "median"
     num_samples: int = 1
     canaries: int = 2
-    canary_queries: int = 50
+    canary_queries: int | None = None  # None: about 10 % of the holes (judge/canaries.py)
     canary_threshold: float = 0.10
     canary_seed: int = 20240611
 

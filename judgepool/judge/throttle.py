@@ -8,6 +8,12 @@ grow the window again, slowly (by `growth`, 2% by default, of itself per second)
 --concurrency the user gave: a small cut and a slow climb keep the rate close under the server's
 limit with few 429s, instead of the deep sawtooth a halving would give.
 
+A 429 whose rate-limit headers say no limit is used up (OpenAI's and Anthropic's
+`...ratelimit-remaining...` all above 0: the provider refused the call for another reason, an
+overload or a fault) pauses new calls for its Retry-After but does not cut the window: a few
+such 429s must not shrink a window that the real limit does not. A 429 with no such headers
+counts as the limit, as before.
+
 The window is fractional: it admits a call only while fewer than ceil(window) are in flight, and
 spaces dispatches by latency / window, so a window of 2.6 runs at 2.6 calls per call latency
 instead of being rounded to 2 or 3 (at 200 ms per call and 10 calls/s allowed, that is the
@@ -104,13 +110,17 @@ class Throttle:
         step = self.growth * max(self.latency, 0.05)
         self.window = min(float(self.maximum), self.window + step)
 
-    def rate_limited_at(self, sent_at: float, retry_after: float | None) -> None:
-        """A call sent at `sent_at` got a 429: pause new calls, and cut the window once per wave."""
+    def rate_limited_at(
+        self, sent_at: float, retry_after: float | None, exhausted: bool | None = None
+    ) -> None:
+        """A call sent at `sent_at` got a 429: pause new calls, and cut the window once per wave
+        unless the 429 says no rate limit is used up (`exhausted` False, see the module
+        docstring)."""
         now = self.clock()
         self.rate_limited += 1
         pause = retry_after if retry_after is not None else DEFAULT_PAUSE
         self.paused_until = max(self.paused_until, now + max(0.0, pause))
-        if sent_at >= self.last_cut:
+        if exhausted is not False and sent_at >= self.last_cut:
             self.window = max(1.0, self.window * self.decrease)
             self.last_cut = now
             self.cuts += 1

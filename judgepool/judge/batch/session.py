@@ -105,7 +105,8 @@ def collect(
 ) -> Collection:
     """Collect every finished batch (or those named); with `wait`, wait for the open ones
     first (shown by what `waiting` makes); with `retry_failed`, send what failed again as new
-    batches (`caps`' --max-cost and --max-calls apply to them)."""
+    batches (`caps`' --max-cost and --max-calls apply to them), and with `wait` too, wait for
+    those new batches and collect them."""
 
     async def go() -> Collection:
         clients = Clients(api_base)
@@ -159,9 +160,28 @@ async def _collect(
             await collect_one(store, clients.of(row), row, result)
         else:
             result.open.append(row)
-    result.judged = [(b, pool_summary(store, key)) for b, key in zip(before, pools, strict=True)]
     if retry_failed:
         result.retried = await _retry(store, clients, caps, notify)
+        if wait:  # --wait covers the batches the retry just sent: wait for them and collect
+            sent = {row.local_id for found in result.retried for row in found.sent}
+            fresh = [
+                r
+                for r in batches.list_batches(store, uncollected=True)
+                if r.local_id in sent and r.batch_id is not None
+            ]
+            if fresh:
+                bar = waiting(sum(r.requests for r in fresh)) if waiting is not None else None
+                try:
+                    fresh = await wait_for(store, clients, fresh, poll, bar)
+                finally:
+                    if bar is not None:
+                        bar.close()
+                for row in fresh:
+                    if row.finished:
+                        await collect_one(store, clients.of(row), row, result)
+                    else:
+                        result.open.append(row)
+    result.judged = [(b, pool_summary(store, key)) for b, key in zip(before, pools, strict=True)]
     return result
 
 

@@ -95,7 +95,7 @@ def prepare_calibration(
         store, PoolSpec(depth=s.depth, level=check_level(s.level), labeller=s.labeller)
     )
     judge = make_judge(model, **made)
-    canaries = canaries_for(store, s, judge, None)
+    canaries = canaries_for(store, s, judge, None, len(built.requests))
     session = Session(model, why, before, plan, judge, (judge,), None, canaries)
     return CalibrationSession(session, found, drawn, seed, sample)
 

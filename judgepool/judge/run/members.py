@@ -85,6 +85,11 @@ def _ended(stats: LoopStats) -> bool:
     return stats.stopped is not None or stats.fatal is not None
 
 
+def _answered(stats: LoopStats | None) -> bool:
+    """Whether the judge gave an answer (paid or from the cache) to some hole of the run."""
+    return stats is not None and stats.outcomes["ok"] + stats.outcomes["unparsed"] > 0
+
+
 def _jury_stats(plan: Plan, runs: Sequence[MemberRun], result: JuryResult) -> LoopStats:
     """The jury's view of the holes: pairs by the jury's outcome; calls, cost and tokens of
     every member; failures named by member."""
@@ -168,6 +173,12 @@ def run_all(
         if canaries is not None and canaries.requests:
             if stopped:
                 run.canary_note = "not run: the run stopped before the holes were done"
+            elif not plan.built.requests:
+                run.canary_note = "not planted: no hole to judge in this run"
+            elif not all(_answered(m.stats) for m in run.members):
+                # every hole was held by a batch or another judge, or failed: a canary checks
+                # answers, and there was none to check
+                run.canary_note = "not planted: the judge answered no hole in this run"
             else:
                 run_canaries(store, session, options, run, cache, spent, bars)
     fatal = next((m.stats.fatal for m in run.members if m.stats and m.stats.fatal), None)

@@ -141,15 +141,17 @@ def jury_members(options: JudgeOptions) -> tuple[tuple[Judge, ...], str]:
 
 
 def canaries_for(
-    store: Store, options: JudgeOptions, judge: Judge, labeller: str | None
+    store: Store, options: JudgeOptions, judge: Judge, labeller: str | None, holes: int
 ) -> CanaryPlan | None:
-    """The canaries of this run (None with `canaries=0`), drawn from the pool's queries."""
-    from judgepool.judge.canaries import plan_canaries
+    """The canaries of this run (None with `canaries=0`), drawn from the pool's queries: about
+    a tenth of its `holes` (judge/canaries.py) at 2 per query, N / 2 times that at `canaries`
+    N, or `canary_queries` x `canaries` when given."""
+    from judgepool.judge.canaries import canaries_wanted, plan_canaries
     from judgepool.judge.prompt import DEFAULT_TEMPLATE, load_template
     from judgepool.pooling.pool import pool_queries
 
     s = options
-    if s.canaries < 0 or s.canary_queries < 1:
+    if s.canaries < 0 or (s.canary_queries is not None and s.canary_queries < 1):
         raise UsageError(
             remedy("{}", Param("canaries", s.canaries))
             + f" / {s.canary_queries} queries is not possible",
@@ -173,14 +175,17 @@ def canaries_for(
     inner = getattr(judge, "inner", judge)
     template = getattr(inner, "template", None) or load_template(s.template or DEFAULT_TEMPLATE)
     qids = pool_queries(store, s.pool_spec(labeller))
+    total = None if s.canary_queries is not None else canaries_wanted(holes, s.canaries)
+    queries = s.canary_queries or -(-(total or 0) // s.canaries)
     return plan_canaries(
         store,
         template,
         qids,
         s.level,
         s.canaries,
-        s.canary_queries,
+        queries,
         s.canary_seed,
         s.passage_tokens,
         s.query_tokens,
+        total,
     )

@@ -95,7 +95,7 @@ def prepare(store: Store, options: JudgeOptions) -> Session:
         return Session(model, why, before, plan, None, (), jury)
     if not members:
         members = (make_judge(model, **constructor_options(model, s)),)
-    canaries = canaries_for(store, s, members[0], labeller)
+    canaries = canaries_for(store, s, members[0], labeller, len(plan.built.requests))
     return Session(model, why, before, plan, members[0], members, jury, canaries)
 
 

@@ -41,6 +41,22 @@ class KindRate:
         """Share of the graded canaries graded >= 2 (None: none was graded)."""
         return self.fooled / self.graded if self.graded else None
 
+    @property
+    def interval(self) -> tuple[float, float] | None:
+        """The rate's 95 % Wilson interval (None: none was graded)."""
+        from judgepool.stats.proportion import wilson_interval
+
+        return wilson_interval(self.fooled, self.graded) if self.graded else None
+
+    def above(self, threshold: float) -> bool:
+        """Fooled beyond doubt: the interval's lower end is above `threshold`."""
+        interval = self.interval
+        return interval is not None and interval[0] > threshold
+
+    def undecided(self, threshold: float) -> bool:
+        """The rate is above `threshold` but its interval reaches below it: too few to tell."""
+        return self.rate is not None and self.rate > threshold and not self.above(threshold)
+
 
 @dataclass(frozen=True)
 class JudgeRunRow:
@@ -69,10 +85,21 @@ class JudgeRunRow:
 
     @property
     def fooled(self) -> bool:
-        """Some kind's share graded >= 2 is above the threshold."""
+        """Some kind's share graded >= 2 is above the threshold beyond doubt: the lower end of
+        its 95 % Wilson interval is (a rate above it on too few canaries is `undecided`)."""
         if self.canary_threshold is None:
             return False
-        return any(k.rate is not None and k.rate > self.canary_threshold for k in self.kinds)
+        return any(k.above(self.canary_threshold) for k in self.kinds)
+
+    @property
+    def undecided(self) -> bool:
+        """Not fooled, but some kind's rate is above the threshold on too few canaries to tell."""
+        threshold = self.canary_threshold
+        return (
+            threshold is not None
+            and not self.fooled
+            and any(k.undecided(threshold) for k in self.kinds)
+        )
 
     def rates(self) -> dict[str, float | None]:
         return {k.kind: k.rate for k in self.kinds}

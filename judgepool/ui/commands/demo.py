@@ -224,6 +224,7 @@ def demo(
 
     show.header(f"Fill the holes: the refusal's own command, with --model {model}")
     _fail_on(show.run(*_judge_args(db, model, progress)))
+    _check_stored(db, _labeller(db))
 
     show.header("Compare again: paired differences with 95% intervals and the Holm verdict")
     _fail_on(show.run("compare", BASELINE, CANDIDATE, "--level", LEVEL))
@@ -278,6 +279,23 @@ def _labeller(db: Path) -> str:
     if found is None:
         raise UsageError("the judge wrote no label", "see the judge's messages above")
     return found
+
+
+def _check_stored(db: Path, labeller: str) -> None:
+    """Stop, loudly, when the judge printed a count of labels the database does not hold (a
+    paid answer lost would make every figure after it wrong without a word)."""
+    from judgepool.api.demo import printed_and_stored
+    from judgepool.errors import DatabaseError
+
+    found = printed_and_stored(Store(db), LEVEL, labeller)
+    if found.printed != found.stored:
+        raise DatabaseError(
+            f"the judge {labeller} reported {found.printed} pairs labelled ok, but the database "
+            f"{db} holds {found.stored} of its ok labels: labels were lost between the two",
+            "this is a bug: please report it with the output above; running the demo again "
+            "takes the answers already paid for from the judge cache",
+        )
+    click.echo(f"-> checked: the database holds the {found.stored} labels the judge reported")
 
 
 def _fail_on(err: JudgepoolError | None) -> None:

@@ -211,6 +211,10 @@ def _checked(run: JudgeRun) -> list[CanaryReport]:
     return found
 
 
+def _interval(interval: tuple[float, float] | None) -> str:
+    return "–" if interval is None else f"[{interval[0]:.0%}, {interval[1]:.0%}]"
+
+
 def print_canaries(run: JudgeRun) -> None:
     """The canary check: per judge and kind the rate graded >= 2, the verdict, the pairs."""
     plan = run.canary_plan
@@ -244,19 +248,29 @@ def print_canaries(run: JudgeRun) -> None:
             k.graded,
             k.fooled,
             "–" if k.rate is None else f"{k.rate:.0%}",
+            _interval(k.interval),
         )
         for r in reports
         for k in r.kinds
     ]
     echo_table(
-        ("judge", "kind", "pairs", "graded", "graded >= 2", "rate"), rows, right=(2, 3, 4, 5)
+        ("judge", "kind", "pairs", "graded", "graded >= 2", "rate", "95% interval"),
+        rows,
+        right=(2, 3, 4, 5),
     )
     for report in reports:
         if report.fooled:
             click.echo(
                 f"FOOLED BY CANARIES: {report.labeller} graded >= 2 more than "
-                f"{report.threshold:.0%} of a kind of canary; every report that uses its labels "
-                "says so (a passage's words, instructions or a forged answer can move its grades)"
+                f"{report.threshold:.0%} of a kind of canary (the lower end of its 95% interval "
+                "is above it); every report that uses its labels says so (a passage's words, "
+                "instructions or a forged answer can move its grades)"
+            )
+        elif report.undecided:
+            click.echo(
+                f"canaries: too few canaries to tell whether {report.labeller} is fooled: a "
+                f"kind's rate is above {report.threshold:.0%} but its 95% interval reaches "
+                "below it (plant more with --canaries N per query)"
             )
     counted = reports[-1]
     fooling = [p for p in counted.pairs if p.fooled]
