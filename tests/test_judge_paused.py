@@ -22,7 +22,8 @@ import pytest
 from judgepool.pooling.store import claims
 from judgepool.pooling.store.connection import Store
 from tests.fake_openai import FakeOpenAI
-from tests.test_judge_claims import DOCS, FAKE_KEY, QUERIES, Writer, big_collection, start
+from tests.fixtures_servers import FAKE_KEY
+from tests.test_judge_claims import DOCS, QUERIES, Writer, big_collection, start
 
 HOLES = QUERIES * DOCS
 LEASE = 2.0
