@@ -53,6 +53,7 @@ __all__ = [
     "UnderFloorError",
     "UnknownFormatError",
     "UsageError",
+    "counted",
 ]
 
 
@@ -268,6 +269,11 @@ class Remedy:
 
     def __radd__(self, other: str) -> Remedy:
         return _said(other) + self
+
+
+def counted(count: int, noun: str) -> str:
+    """`1 run`, `2 runs`: a count in people's words (issue 24 read "1 run(s)" as machine text)."""
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
 
 
 def join(pieces: Sequence[str | Remedy], sep: str = ", ") -> Remedy:

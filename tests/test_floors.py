@@ -96,7 +96,7 @@ def test_floors_check_exit_codes(db: None, cli: Cli) -> None:
     assert "nR@10" in ok.out and "ok" in ok.out
     under = cli("floors", "check", "weak")
     assert under.code == 5
-    assert "weak is under 1 floor(s) at the chunk level (its mean): nR@10 0.2500 < floor 0.75" in (
+    assert "weak is under 1 floor at the chunk level (its mean): nR@10 0.2500 < floor 0.75" in (
         under.err
     )
     assert "UNDER" in under.out

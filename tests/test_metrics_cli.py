@@ -222,7 +222,7 @@ def test_compare_refuses_under_the_gate(store: Store, cli: Cli) -> None:
     err = result.err
     assert "judged@10 gate of 0.9" in err
     assert "cand: judged@10 0.375, 2 holes, nothing returned for 2 of 4 queries)" in err
-    assert "2 run(s) under" in err
+    assert "2 runs under" in err
     assert "base: judged@10 0.688, 1 hole, nothing returned for 1 of 4 queries;" in err
     command = (
         f"judgepool --db {shlex.quote(str(store.path))} judge --depth 10 --run base --run cand"

@@ -104,7 +104,7 @@ def test_refused_markdown_says_why_first(db: Path, cli: Cli) -> None:
     done = cli("--db", DB, "compare", "base", "holey", "--format", "markdown")
     assert done.code == 3
     assert done.out.startswith(
-        "**judgepool compare: refused** (holey against baseline base)\n\n- 1 run(s) under the "
+        "**judgepool compare: refused** (holey against baseline base)\n\n- 1 run under the "
         "judged@10 gate of 0.9 (holey: judged@10 0.000, 30 holes)\n- fill the holes with: "
         "judgepool --db eval.duckdb judge --depth 10 --run holey --model MODEL\n"
     )

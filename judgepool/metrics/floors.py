@@ -29,6 +29,7 @@ from judgepool.errors import (
     Placeholder,
     UnderFloorError,
     UsageError,
+    counted,
     remedy,
 )
 from judgepool.metrics.evaluate import EvaluationFigures, Interval, evaluate
@@ -217,7 +218,7 @@ class FloorFigures:
             for r in self.broken
         )
         return UnderFloorError(
-            f"{self.run} is under {len(self.broken)} floor(s) at the {self.level} level "
+            f"{self.run} is under {counted(len(self.broken), 'floor')} at the {self.level} level "
             f"({what}): {said}",
             remedy("fix the change; to lower a floor on purpose: {}", _LOWER),
             value=self.run,

@@ -36,6 +36,7 @@ from judgepool.errors import (
     Placeholder,
     Remedy,
     UsageError,
+    counted,
     join,
     remedy,
 )
@@ -174,8 +175,8 @@ def refusal(
         )
     fixes.append(remedy("or pass {} to compare anyway (marked UNRELIABLE)", Param("force")))
     return GateRefusedError(
-        f"comparison refused: {len(refused)} run(s) under the judged@{k} gate of {threshold:g} "
-        f"({listing})",
+        f"comparison refused: {counted(len(refused), 'run')} under the judged@{k} gate of "
+        f"{threshold:g} ({listing})",
         join(fixes),
         value=tuple(r.run for r in refused),
     )

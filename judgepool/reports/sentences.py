@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
-from judgepool.errors import Param
+from judgepool.errors import Param, counted
 from judgepool.metrics.gate import describe, fmt_judged
 from judgepool.reports.command_line import cli_words, command_line
 
@@ -120,7 +120,8 @@ def headline(report: CompareReport) -> tuple[str, list[str]]:
     if cmp.refused and not cmp.force:
         listing = "; ".join(describe(r, ev.k, cmp.gate) for r in cmp.refused)
         why = [
-            f"{len(cmp.refused)} run(s) under the judged@{ev.k} gate of {cmp.gate:g} ({listing})"
+            f"{counted(len(cmp.refused), 'run')} under the judged@{ev.k} gate of {cmp.gate:g} "
+            f"({listing})"
         ]
         if cmp.command is not None:
             why.append(f"fill the holes with: {command_line(cmp.command)}")

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 import click
 
 from judgepool.defaults import GATE
+from judgepool.errors import counted
 from judgepool.reports.sentences import in_order, p_value
 from judgepool.ui.commands.corrected_table import corrected_deltas
 from judgepool.ui.format import echo_table, fmt_float
@@ -145,7 +146,7 @@ def comparison_table(cmp: ComparisonFigures) -> None:
     ev = cmp.evaluation
     flagged = [r.run for r in cmp.refused]
     click.echo(
-        f"comparison of {len(cmp.candidates)} candidate(s) with baseline {cmp.baseline}: "
+        f"comparison of {counted(len(cmp.candidates), 'candidate')} with baseline {cmp.baseline}: "
         f"{header(ev)}"
     )
     fooled(ev)

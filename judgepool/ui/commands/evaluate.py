@@ -28,6 +28,7 @@ from judgepool.defaults import (
     K,
     Level,
 )
+from judgepool.errors import counted
 from judgepool.ui.commands import comparing
 from judgepool.ui.commands import eval_tables as tables
 from judgepool.ui.commands.comparing import by_option, fail_on_option
@@ -195,7 +196,7 @@ def eval_command(
         else:
             _csv(SUMMARY_HEADERS, summary_rows(ev))
     else:
-        click.echo(f"evaluation of {len(ev.runs)} run(s): {tables.header(ev)}")
+        click.echo(f"evaluation of {counted(len(ev.runs), 'run')}: {tables.header(ev)}")
         tables.fooled(ev)
         tables.runs_table(ev)
         tables.bounds_table(ev)

@@ -6,7 +6,7 @@ import click
 
 from judgepool.api.store import Store
 from judgepool.defaults import Level
-from judgepool.errors import UsageError
+from judgepool.errors import UsageError, counted
 from judgepool.metrics.gate import fmt_judged, judge_command
 from judgepool.reports.command_line import command_line
 from judgepool.ui.format import echo_jsonl, echo_table, echo_tsv, note
@@ -94,7 +94,7 @@ def pool(
     pooled = summary(store, spec)
     scope = "every query of the runs" if all_queries else "queries with at least one label"
     click.echo(
-        f"pool of {len(pooled.runs)} run(s) at depth {depth}, {level} level: "
+        f"pool of {counted(len(pooled.runs), 'run')} at depth {depth}, {level} level: "
         f"{pooled.scope_queries} queries ({scope})"
     )
     echo_table(
