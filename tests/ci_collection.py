@@ -11,7 +11,9 @@ come from two sources. Everything is drawn from `numpy.random.default_rng(SEED)`
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -71,3 +73,18 @@ def write_judge_labels(db: Path) -> None:
         Store(db),
         [Judgment(f"q{i + 1:02d}", f"extra-{i}", 1 - i % 2, "judge", JUDGE) for i in range(30)],
     )
+
+
+def ingest_with_holey(folder: Path, cli: Callable[..., Any], db: str, holey: str) -> None:
+    """The collection in `folder`, ingested through the CLI into `db` with one more run, `holey`
+    (TREC lines whose docs nobody labelled: a run under the gate), and the judge's labels."""
+    files = write_collection(folder)
+    (folder / "holey.trec").write_text(holey, encoding="utf-8")
+    runs = (files["base"], files["cand"], files["better"], folder / "holey.trec")
+    for args in (
+        ("ingest", "queries", files["topics"]),
+        ("ingest", "qrels", files["qrels"]),
+        ("ingest", "run", *runs),
+    ):
+        assert cli("--db", db, *args).code == 0
+    write_judge_labels(folder / db)

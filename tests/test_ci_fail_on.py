@@ -17,7 +17,7 @@ import pytest
 
 import judgepool as jp
 from judgepool.metrics.regression import Rule, parse_rule
-from tests.ci_collection import write_collection, write_judge_labels
+from tests.ci_collection import ingest_with_holey
 from tests.conftest import REPO, CliResult
 from tests.fixtures_databases import Prebuilt
 
@@ -29,27 +29,12 @@ FAST = ("--resamples", "2000")
 @pytest.fixture
 def db(tmp_path: Path, cli: Cli, prebuilt: Prebuilt) -> Path:
     def build() -> None:
-        files = write_collection(tmp_path)
         holey = "".join(
             f"q{i:02d} Q0 new-{i}-{r} {r} {10 - r} holey\n"
             for i in range(1, 31)
             for r in range(1, 4)
         )
-        (tmp_path / "holey.trec").write_text(holey, encoding="utf-8")
-        for args in (
-            ("ingest", "queries", files["topics"]),
-            ("ingest", "qrels", files["qrels"]),
-            (
-                "ingest",
-                "run",
-                files["base"],
-                files["cand"],
-                files["better"],
-                tmp_path / "holey.trec",
-            ),
-        ):
-            assert cli("--db", DB, *args).code == 0
-        write_judge_labels(tmp_path / DB)
+        ingest_with_holey(tmp_path, cli, DB, holey)
 
     prebuilt(build)
     return tmp_path / DB

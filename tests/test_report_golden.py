@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 import judgepool as jp
-from tests.ci_collection import write_collection, write_judge_labels
+from tests.ci_collection import ingest_with_holey
 from tests.conftest import REPO, CliResult
 from tests.dashboard_browser import find_chromium
 from tests.fixtures_databases import Prebuilt
@@ -30,23 +30,8 @@ OPTIONS = ("--by", "group", "--resamples", "2000")
 @pytest.fixture
 def db(tmp_path: Path, cli: Cli, prebuilt: Prebuilt) -> Path:
     def build() -> None:
-        files = write_collection(tmp_path)
         holey = "".join(f"q{i:02d} Q0 new-{i} 1 1 holey\n" for i in range(1, 31))
-        (tmp_path / "holey.trec").write_text(holey, encoding="utf-8")
-        for args in (
-            ("ingest", "queries", files["topics"]),
-            ("ingest", "qrels", files["qrels"]),
-            (
-                "ingest",
-                "run",
-                files["base"],
-                files["cand"],
-                files["better"],
-                tmp_path / "holey.trec",
-            ),
-        ):
-            assert cli("--db", DB, *args).code == 0
-        write_judge_labels(tmp_path / DB)
+        ingest_with_holey(tmp_path, cli, DB, holey)
 
     prebuilt(build)
     return tmp_path / DB
