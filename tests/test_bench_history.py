@@ -3,22 +3,17 @@ the best recorded is flagged, whichever way is better for it; the history surviv
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
 from types import ModuleType
+
+from tests.scripts import script
 
 HISTORY = Path(__file__).resolve().parent.parent / "bench" / "history.py"
 
 
 def _history() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("bench_history", HISTORY)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up there
-    spec.loader.exec_module(module)
-    return module
+    return script(HISTORY)
 
 
 def test_a_ratio_more_than_15_percent_below_its_best_is_flagged(tmp_path: Path) -> None:

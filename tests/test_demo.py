@@ -11,6 +11,7 @@ import pytest
 from judgepool.pooling.ingest_runs import ingest_run
 from judgepool.pooling.store.connection import Store
 from tests.conftest import CliResult
+from tests.scripts import script
 
 Cli = Callable[..., CliResult]
 
@@ -80,26 +81,14 @@ def test_readme_shows_the_transcript_of_a_real_run() -> None:
     """Issue 24: README's demo transcript did not match a fresh run. docs/demo_transcript.py
     runs the demo as README says and compares (durations and dates set aside); `--write`
     regenerates the transcript when the output changes on purpose."""
-    import importlib.util
-
-    path = Path(__file__).resolve().parent.parent / "docs" / "demo_transcript.py"
-    spec = importlib.util.spec_from_file_location("demo_transcript", path)
-    assert spec is not None and spec.loader is not None
-    transcript = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(transcript)
+    transcript = script(Path(__file__).resolve().parent.parent / "docs" / "demo_transcript.py")
     readme = transcript.README.read_text(encoding="utf-8")
     found = transcript.differences(readme, transcript.run_demo())
     assert not found, "run .venv/bin/python docs/demo_transcript.py --write\n" + "\n".join(found)
 
 
 def test_the_transcript_check_sets_aside_only_durations_and_dates() -> None:
-    import importlib.util
-
-    path = Path(__file__).resolve().parent.parent / "docs" / "demo_transcript.py"
-    spec = importlib.util.spec_from_file_location("demo_transcript", path)
-    assert spec is not None and spec.loader is not None
-    transcript = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(transcript)
+    transcript = script(Path(__file__).resolve().parent.parent / "docs" / "demo_transcript.py")
     readme = f"intro\n{transcript.MARKER}\n```\nlabelled in 1.1 s, run 1, 2026-12-01\nok 122\n```\n"
     same = "labelled in 3.7 s, run 1, 2027-01-02\nok 122\n"
     assert transcript.differences(readme, same) == []

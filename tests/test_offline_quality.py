@@ -7,11 +7,12 @@ Runs the protocol of bench/bench_offline_judge.py (the same code) on ../shared/d
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 from types import ModuleType
 
 import pytest
+
+from tests.scripts import script
 
 pytestmark = [pytest.mark.shared, pytest.mark.slow]
 
@@ -19,12 +20,7 @@ BENCH = Path(__file__).resolve().parent.parent / "bench" / "bench_offline_judge.
 
 
 def _bench() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("bench_offline_judge", BENCH)
-    if spec is None or spec.loader is None:
-        raise ImportError(f"cannot load {BENCH}")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return script(BENCH)
 
 
 @pytest.mark.slow

@@ -9,8 +9,6 @@ and PPI++ covers what it estimates.
 from __future__ import annotations
 
 import csv
-import importlib.util
-import sys
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -18,6 +16,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import SHARED_DATA
+from tests.scripts import script
 
 BENCH = Path(__file__).resolve().parent.parent / "bench" / "bench_ppi_coverage.py"
 
@@ -25,12 +24,7 @@ pytestmark = pytest.mark.shared
 
 
 def _bench() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("bench_ppi_coverage", BENCH)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up while building
-    spec.loader.exec_module(module)
-    return module
+    return script(BENCH)
 
 
 @pytest.fixture(scope="module")

@@ -8,8 +8,6 @@ plain width and inside [-1, 1].
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -17,6 +15,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import SHARED_DATA
+from tests.scripts import script
 
 BENCH = Path(__file__).resolve().parent.parent / "bench" / "bench_ppi_verdicts.py"
 
@@ -24,12 +23,7 @@ pytestmark = [pytest.mark.slow, pytest.mark.shared]
 
 
 def _bench() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("bench_ppi_verdicts", BENCH)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up while building
-    spec.loader.exec_module(module)
-    return module
+    return script(BENCH)
 
 
 @pytest.fixture(scope="module")

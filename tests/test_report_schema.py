@@ -3,7 +3,6 @@ of judgepool/reports/model.py; what `eval` and `compare` print validates against
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -11,6 +10,7 @@ from pathlib import Path
 import jsonschema
 
 from tests.conftest import REPO, CliResult
+from tests.scripts import script
 
 Cli = Callable[..., CliResult]
 Writer = Callable[[str, str], Path]
@@ -18,13 +18,7 @@ SCHEMA = REPO / "docs" / "report.schema.json"
 
 
 def _maker() -> object:
-    spec = importlib.util.spec_from_file_location(
-        "make_report_schema", SCHEMA.with_name("make_report_schema.py")
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return script(SCHEMA.with_name("make_report_schema.py"))
 
 
 def test_the_published_schema_is_what_the_models_say() -> None:
