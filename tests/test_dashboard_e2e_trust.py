@@ -200,17 +200,18 @@ def test_a_second_key_250_ms_after_the_first_grades_only_what_was_on_screen(
         time.sleep(3)  # both keys answered
         seen = page.evaluate("window.__queue")
         downs = [at for at, key in seen["keys"] if key == "2"]
-        assert len(downs) == 1
+        assert len(downs) == 1, seen
         on_screen = [pair for at, pair in seen["changes"] if at <= downs[0]][-1]
         labels = [line for line in human(store).splitlines() if "-d10 " in line]
+        what = (on_screen, labels, seen, page.text()[:600])  # said when an assertion fails
         if on_screen == "q3 · q3-d10":  # pressed before the next pair was drawn
-            assert labels == ["q3 0 q3-d10 1"]
-            assert "Ignored grade 2 for q3 · q3-d10" in page.text()
+            assert labels == ["q3 0 q3-d10 1"], what
+            assert "Ignored grade 2 for q3 · q3-d10" in page.text(), what
         else:  # drawn first: graded (or, pressed in the frame it appeared, ignored and said)
-            assert on_screen == "q4 · q4-d10"
-            assert labels in (["q3 0 q3-d10 1", "q4 0 q4-d10 2"], ["q3 0 q3-d10 1"])
+            assert on_screen == "q4 · q4-d10", what
+            assert labels in (["q3 0 q3-d10 1", "q4 0 q4-d10 2"], ["q3 0 q3-d10 1"]), what
             if len(labels) == 1:
-                assert "Ignored grade 2" in page.text()
+                assert "Ignored grade 2" in page.text(), what
 
 
 @pytest.mark.slow
