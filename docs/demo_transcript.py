@@ -33,20 +33,27 @@ VOLATILE = (
 )
 
 
+def demo_process(folder: Path) -> subprocess.CompletedProcess[str]:
+    """`judgepool demo` run in the empty `folder` given a copy of data/, as README says; what it
+    wrote (the demo database, its judge cache) stays there. tests/test_demo.py reads both the
+    output and the database of one such run."""
+    judgepool = Path(sys.executable).with_name("judgepool")
+    shutil.copytree(REPO / "data", folder / "data")
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
+    return subprocess.run(
+        [str(judgepool), "demo", "--data", "data"],
+        cwd=folder,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=1800,
+    )
+
+
 def run_demo() -> str:
     """The output of `judgepool demo` in a fresh folder holding a copy of data/."""
-    judgepool = Path(sys.executable).with_name("judgepool")
     with tempfile.TemporaryDirectory(prefix="judgepool-demo-") as folder:
-        shutil.copytree(REPO / "data", Path(folder) / "data")
-        env = {**os.environ, "HF_HUB_OFFLINE": "1", "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
-        done = subprocess.run(
-            [str(judgepool), "demo", "--data", "data"],
-            cwd=folder,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=1800,
-        )
+        done = demo_process(Path(folder))
     if done.returncode != 0:
         raise SystemExit(f"judgepool demo failed ({done.returncode}):\n{done.stderr[-3000:]}")
     return done.stdout

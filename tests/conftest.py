@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-pytest_plugins = ("tests.fixtures_databases", "tests.fixtures_servers")
+pytest_plugins = ("tests.fixtures_databases", "tests.fixtures_servers", "tests.fixtures_demo")
 
 REPO = Path(__file__).resolve().parent.parent
 PKG = REPO / "judgepool"  # the code; the top-level pooling/, judge/ ... are links for reading

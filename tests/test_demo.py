@@ -10,18 +10,18 @@ import pytest
 
 from judgepool.pooling.ingest_runs import ingest_run
 from judgepool.pooling.store.connection import Store
+from judgepool.ui.commands.demo import DEMO_DB
 from tests.conftest import CliResult
+from tests.fixtures_demo import TRANSCRIPT, DemoRun
 from tests.scripts import script
 
 Cli = Callable[..., CliResult]
 
 
 @pytest.mark.slow
-def test_demo_tells_the_story_end_to_end(cli: Cli, tmp_path: Path) -> None:
-    db = tmp_path / "demo.duckdb"
-    result = cli("demo", "--db", db, "--no-progress")
-    assert result.code == 0, result.err
-    out = result.out
+def test_demo_tells_the_story_end_to_end(demo_run: DemoRun) -> None:
+    assert demo_run.code == 0, demo_run.err
+    out = demo_run.out
     steps = re.findall(r"^\[(\d)/8\] ", out, flags=re.M)
     assert steps == [str(n) for n in range(1, 9)]
     # The v1 runs are fully judged at the document level; the re-chunked run is refused.
@@ -36,8 +36,8 @@ def test_demo_tells_the_story_end_to_end(cli: Cli, tmp_path: Path) -> None:
     # The holes are filled with the very command the refusal printed (MODEL = offline) ...
     command = "judge --depth 10 --level doc --run dense-v2 --model offline"
     model_left_open = command.replace(" offline", " MODEL")
-    assert f"fill the holes with: judgepool --db demo.duckdb {model_left_open}" in out  # cwd
-    assert f"$ judgepool --db demo.duckdb {command} --no-progress" in out
+    assert f"fill the holes with: judgepool --db {DEMO_DB} {model_left_open}" in out  # cwd
+    assert f"$ judgepool --db {DEMO_DB} {command}\n" in out
     assert re.search(r"^dense-v2\s+0\.831\s+1\.000\s+0$", out, flags=re.M)
     assert "-> checked: the database holds the 122 labels the judge reported" in out
     # ... and the comparison then passes the gate, with intervals and the Holm verdict.
@@ -45,9 +45,9 @@ def test_demo_tells_the_story_end_to_end(cli: Cli, tmp_path: Path) -> None:
     assert "p(Holm): adjusted over 3 comparisons" in out
     assert "122 of the 122 holes the judge labelled are pairs we had labelled" in out
     assert "the same comparison with our hidden labels in place of the judge's:" in out
-    assert out.rstrip().splitlines()[-3] == "$ judgepool --db demo.duckdb ui"  # cwd: tmp_path
+    assert out.rstrip().splitlines()[-3] == f"$ judgepool --db {DEMO_DB} ui"  # cwd: its folder
     # The demo database is the one the dashboard opens: labelled, with every hole filled.
-    with Store(db).read() as con:
+    with Store(demo_run.db).read() as con:
         holes = con.execute(
             "SELECT count(*) FROM judgments WHERE source = 'judge' AND level = 'doc' "
             "AND status = 'ok' AND purpose = 'label'"
@@ -55,7 +55,27 @@ def test_demo_tells_the_story_end_to_end(cli: Cli, tmp_path: Path) -> None:
         canaries = con.execute("SELECT count(*) FROM judgments WHERE purpose = 'canary'").fetchone()
     assert holes == (122,)
     assert canaries == (12,)  # about 10 % of the 122 holes, at least 12 (never labels)
-    assert (tmp_path / "demo.duckdb.cache").is_dir()
+    assert Path(f"{demo_run.db}.cache").is_dir()
+
+
+def test_the_demo_passes_its_progress_flag_to_the_judge_it_prints(tmp_path: Path) -> None:
+    """`demo --no-progress` / `--progress` reach the judge command it prints and runs (the run
+    above is README's, with neither flag: the judge's own default)."""
+    from judgepool.ui.commands.demo import _judge_args
+
+    command = [
+        "judge",
+        "--depth",
+        "10",
+        "--level",
+        "doc",
+        "--run",
+        "dense-v2",
+        "--model",
+        "offline",
+    ]
+    for progress, flag in ((False, ["--no-progress"]), (True, ["--progress"]), (None, [])):
+        assert _judge_args(tmp_path / "d.duckdb", "offline", progress) == [*command, *flag]
 
 
 def test_demo_never_replaces_a_database_of_yours(
@@ -77,13 +97,14 @@ def test_demo_without_its_collection_says_what_is_missing(cli: Cli, tmp_path: Pa
 
 
 @pytest.mark.slow
-def test_readme_shows_the_transcript_of_a_real_run() -> None:
+def test_readme_shows_the_transcript_of_a_real_run(demo_run: DemoRun) -> None:
     """Issue 24: README's demo transcript did not match a fresh run. docs/demo_transcript.py
     runs the demo as README says and compares (durations and dates set aside); `--write`
     regenerates the transcript when the output changes on purpose."""
-    transcript = script(Path(__file__).resolve().parent.parent / "docs" / "demo_transcript.py")
+    assert demo_run.code == 0, demo_run.err
+    transcript = script(TRANSCRIPT)
     readme = transcript.README.read_text(encoding="utf-8")
-    found = transcript.differences(readme, transcript.run_demo())
+    found = transcript.differences(readme, demo_run.out)
     assert not found, "run .venv/bin/python docs/demo_transcript.py --write\n" + "\n".join(found)
 
 

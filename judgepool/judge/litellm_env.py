@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import warnings
 from types import ModuleType
+from typing import cast
 
 #: What Python says when a call cut short by our timeout (or a cap, or Ctrl-C) is cancelled
 #: while litellm holds the provider's coroutine it has not awaited yet: noise on stderr about
@@ -23,4 +24,4 @@ def load_litellm() -> ModuleType:
 
     litellm.suppress_debug_info = True
     warnings.filterwarnings("ignore", message=_UNAWAITED, category=RuntimeWarning)
-    return litellm
+    return cast(ModuleType, litellm)  # mypy does not follow litellm (pyproject): Any to it

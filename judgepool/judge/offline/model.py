@@ -216,7 +216,7 @@ class Encoder:
             # load only, and the library's setting put back.
             bars = transformers.utils.logging
             was_on = bars.is_progress_bar_enabled()
-            bars.disable_progress_bar()  # type: ignore[no-untyped-call]
+            bars.disable_progress_bar()
             try:
                 self._model = SentenceTransformer(
                     str(self.source.path), device="cpu", local_files_only=True
@@ -228,7 +228,7 @@ class Encoder:
                 ) from err
             finally:
                 if was_on:
-                    bars.enable_progress_bar()  # type: ignore[no-untyped-call]
+                    bars.enable_progress_bar()
             self.load_seconds = time.perf_counter() - started
         return self._model
 
