@@ -1,0 +1,62 @@
+"""What a fresh `judgepool` process imports: start-up is most of a short command's time.
+
+Checked in real processes, as the console script runs (no timing: the names in `sys.modules` at
+exit), so the guard is deterministic: `--help` needs neither numpy nor DuckDB, and `eval` loads
+what evaluating needs, not pydantic (the report's models run in the tests: tests/report_shape.py),
+the judge, the dashboard, nor another command's module. The times themselves are measured by
+bench/bench_startup.py and bench/bench_files.py.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from tests.conftest import CliResult
+
+Cli = Callable[..., CliResult]
+Writer = Callable[[str, str | bytes], Path]
+
+# Runs the `judgepool` entry point with the given arguments; at exit, writes the imported
+# modules' names (one a line) to the file named by JUDGEPOOL_TEST_MODULES.
+_WRAPPER = """
+import atexit, os, sys
+def _write():
+    with open(os.environ["JUDGEPOOL_TEST_MODULES"], "w") as fh:
+        fh.write("\\n".join(sorted(sys.modules)))
+atexit.register(_write)
+from judgepool.ui.cli import main
+main()
+"""
+
+HEAVY = ("pydantic", "scipy", "streamlit", "litellm", "polars", "pyarrow", "pandas", "torch")
+
+
+def imported(tmp_path: Path, *args: str) -> set[str]:
+    """The modules a fresh `judgepool ARGS` process had imported when it exited (code 0)."""
+    listing = tmp_path / "modules.txt"
+    env = {**os.environ, "JUDGEPOOL_TEST_MODULES": str(listing)}
+    done = subprocess.run(
+        [sys.executable, "-c", _WRAPPER, *args], env=env, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    return set(listing.read_text(encoding="utf-8").split())
+
+
+def _tops(modules: set[str]) -> set[str]:
+    return {m.split(".")[0] for m in modules}
+
+
+def test_eval_imports_no_pydantic_nor_other_heavy_library(
+    tmp_path: Path, cli: Cli, write: Writer
+) -> None:
+    run = "".join(f"q{q} Q0 d{d} {d} {10 - d} t\n" for q in range(3) for d in range(5))
+    qrels = "".join(f"q{q} 0 d{d} {d % 3}\n" for q in range(3) for d in range(0, 5, 2))
+    assert cli("ingest", "qrels", write("q.qrels", qrels)).code == 0
+    assert cli("ingest", "run", write("r.trec", run), "--name", "r").code == 0
+    found = imported(tmp_path, "eval", "--format", "json")
+    assert "judgepool.metrics.evaluate" in found  # it did evaluate
+    assert _tops(found) & set(HEAVY) == set()
