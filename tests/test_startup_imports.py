@@ -60,3 +60,30 @@ def test_eval_imports_no_pydantic_nor_other_heavy_library(
     found = imported(tmp_path, "eval", "--format", "json")
     assert "judgepool.metrics.evaluate" in found  # it did evaluate
     assert _tops(found) & set(HEAVY) == set()
+
+
+def test_eval_loads_no_other_command_module(tmp_path: Path, cli: Cli, write: Writer) -> None:
+    assert cli("ingest", "qrels", write("q.qrels", "q1 0 d1 1\n")).code == 0
+    assert cli("ingest", "run", write("r.trec", "q1 Q0 d1 1 1 t\n"), "--name", "r").code == 0
+    found = imported(tmp_path, "eval", "--format", "json")
+    commands = {m.rsplit(".", 1)[1] for m in found if m.startswith("judgepool.ui.commands.")}
+    # evaluate.py and the helpers it prints with; not judge, serve (socket, subprocess), demo ...
+    assert commands == {"evaluate", "comparing", "corrected_table", "eval_tables"}
+
+
+def test_help_imports_neither_numpy_nor_duckdb(tmp_path: Path) -> None:
+    found = imported(tmp_path, "--help")
+    assert _tops(found) & {"numpy", "duckdb", *HEAVY} == set()
+
+
+def test_every_command_is_loaded_under_its_name() -> None:
+    import click
+
+    from judgepool.ui.cli import COMMANDS, cli
+
+    ctx = click.Context(cli)
+    assert cli.list_commands(ctx) == sorted(COMMANDS)
+    for name in COMMANDS:
+        command = cli.get_command(ctx, name)
+        assert command is not None and command.name == name, name
+    assert cli.get_command(ctx, "no-such-command") is None
