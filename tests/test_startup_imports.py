@@ -62,13 +62,16 @@ def test_eval_imports_no_pydantic_nor_other_heavy_library(
     assert _tops(found) & set(HEAVY) == set()
 
 
-def test_eval_loads_no_other_command_module(tmp_path: Path, cli: Cli, write: Writer) -> None:
+def test_eval_loads_only_what_evaluating_needs(tmp_path: Path, cli: Cli, write: Writer) -> None:
     assert cli("ingest", "qrels", write("q.qrels", "q1 0 d1 1\n")).code == 0
     assert cli("ingest", "run", write("r.trec", "q1 Q0 d1 1 1 t\n"), "--name", "r").code == 0
     found = imported(tmp_path, "eval", "--format", "json")
     commands = {m.rsplit(".", 1)[1] for m in found if m.startswith("judgepool.ui.commands.")}
     # evaluate.py and the helpers it prints with; not judge, serve (socket, subprocess), demo ...
     assert commands == {"evaluate", "comparing", "corrected_table", "eval_tables"}
+    # nor compare's verdicts and rules, nor the file readers of ingest
+    unneeded = {"metrics.verdicts", "metrics.compare", "metrics.regression", "pooling.io.readers"}
+    assert {f"judgepool.{m}" for m in unneeded} & found == set()
 
 
 def test_help_imports_neither_numpy_nor_duckdb(tmp_path: Path) -> None:
