@@ -90,3 +90,16 @@ def test_every_command_is_loaded_under_its_name() -> None:
         command = cli.get_command(ctx, name)
         assert command is not None and command.name == name, name
     assert cli.get_command(ctx, "no-such-command") is None
+
+
+def test_numpy_blas_gets_one_thread_unless_the_user_chose() -> None:
+    """Set before numpy loads (`--help` above: the command's module imports no numpy)."""
+    code = "import os, judgepool.ui.cli; print(os.environ['OPENBLAS_NUM_THREADS'])"
+    for given, expected in ((None, "1"), ("2", "2")):
+        env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+        if given is not None:
+            env["OPENBLAS_NUM_THREADS"] = given
+        done = subprocess.run(
+            [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+        )
+        assert done.stdout.strip() == expected
