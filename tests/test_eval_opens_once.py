@@ -1,5 +1,5 @@
-"""`eval` and `compare` open the database file once: their reads share one connection (a
-start-up cost).
+"""`eval`, `compare` and `report` open the database file once: their reads share one
+connection (a start-up cost).
 
 Each open of a DuckDB file costs a connect and a schema check (~30 ms); `eval` on a small
 database is mostly start-up, so its reads (rankings, labels, judge labels, canaries, groups)
@@ -52,7 +52,14 @@ def test_eval_opens_the_file_once(cli: Cli, write: Writer, monkeypatch: pytest.M
     assert len(opened) == 1
 
 
-@pytest.mark.parametrize("args", [("eval",), ("compare", "r", "s", "--force")])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("eval", "--format", "json"),
+        ("compare", "r", "s", "--force", "--format", "json"),
+        ("report", "r", "s", "--force", "--markdown", "report.md"),
+    ],
+)
 def test_the_commands_open_the_file_once(
     cli: Cli, write: Writer, monkeypatch: pytest.MonkeyPatch, args: tuple[str, ...]
 ) -> None:
@@ -60,6 +67,6 @@ def test_the_commands_open_the_file_once(
     the option's check opened the file once more)."""
     _two_runs(cli, write)
     opened = _counting_opens(monkeypatch)
-    done = cli(*args, "--format", "json", "--resamples", "20")
+    done = cli(*args, "--resamples", "20")
     assert done.code == 0, done.err
     assert len(opened) == 1
