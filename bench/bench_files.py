@@ -20,6 +20,8 @@ import sys
 import time
 from pathlib import Path
 
+from user_env import user_env
+
 HERE = Path(__file__).resolve().parent
 DATA = HERE / ".data" / "files"
 RESULTS = HERE / "results"
@@ -82,7 +84,9 @@ def ours(runs: list[Path], env: dict[str, str]) -> dict[str, float]:
 
 def main() -> None:
     runs = ensure_data()
-    env = {**os.environ, "JUDGEPOOL_DB": str(HERE / ".data" / "bench-files.duckdb")}
+    # bytecode cached, as an installed judgepool has it (bench/user_env.py); the first pass
+    # writes the caches, and the best of the three passes is kept
+    env = user_env(JUDGEPOOL_DB=str(HERE / ".data" / "bench-files.duckdb"))
     load_start = os.getloadavg()[0]
     passes = [ours(runs, env) for _ in range(3)]
     best = min(passes, key=lambda p: sum(p.values()))

@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.report_shape import check_report_text, prints_a_report
+
 pytest_plugins = ("tests.fixtures_databases", "tests.fixtures_servers", "tests.fixtures_demo")
 
 REPO = Path(__file__).resolve().parent.parent
@@ -69,6 +71,8 @@ def cli(capsys: pytest.CaptureFixture[str]) -> Callable[..., CliResult]:
         except SystemExit as exit_:
             code = exit_.code if isinstance(exit_.code, int) else (0 if exit_.code is None else 1)
         captured = capsys.readouterr()
+        if captured.out.strip() and prints_a_report([str(a) for a in args]):
+            check_report_text(captured.out)  # the report's shape, as its pydantic models say
         return CliResult(code, captured.out, captured.err)
 
     return run

@@ -1,4 +1,5 @@
-"""`eval` opens the database file once: its reads share one connection (a start-up cost).
+"""`eval`, `compare` and `report` open the database file once: their reads share one
+connection (a start-up cost).
 
 Each open of a DuckDB file costs a connect and a schema check (~30 ms); `eval` on a small
 database is mostly start-up, so its reads (rankings, labels, judge labels, canaries, groups)
@@ -22,11 +23,15 @@ Cli = Callable[..., CliResult]
 Writer = Callable[[str, str | bytes], Path]
 
 
-def test_eval_opens_the_file_once(cli: Cli, write: Writer, monkeypatch: pytest.MonkeyPatch) -> None:
-    run = "".join(f"q{q} Q0 d{d} {d} {10 - d} t\n" for q in range(3) for d in range(5))
+def _two_runs(cli: Cli, write: Writer) -> None:
     qrels = "".join(f"q{q} 0 d{d} {d % 3}\n" for q in range(3) for d in range(0, 5, 2))
     assert cli("ingest", "qrels", write("q.qrels", qrels)).code == 0
-    assert cli("ingest", "run", write("r.trec", run), "--name", "r").code == 0
+    for name, top in (("r", 10), ("s", 5)):
+        run = "".join(f"q{q} Q0 d{d} {d} {top - d} t\n" for q in range(3) for d in range(5))
+        assert cli("ingest", "run", write(f"{name}.trec", run), "--name", name).code == 0
+
+
+def _counting_opens(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     opened: list[str] = []
     connect = duckdb.connect
 
@@ -36,6 +41,32 @@ def test_eval_opens_the_file_once(cli: Cli, write: Writer, monkeypatch: pytest.M
         return connect(database, *args, **kwargs)
 
     monkeypatch.setattr(duckdb, "connect", counting)
+    return opened
+
+
+def test_eval_opens_the_file_once(cli: Cli, write: Writer, monkeypatch: pytest.MonkeyPatch) -> None:
+    _two_runs(cli, write)
+    opened = _counting_opens(monkeypatch)
     result = evaluate(Store())
-    assert list(result.result.runs) == ["r"]
+    assert list(result.result.runs) == ["r", "s"]
+    assert len(opened) == 1
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("eval", "--format", "json"),
+        ("compare", "r", "s", "--force", "--format", "json"),
+        ("report", "r", "s", "--force", "--markdown", "report.md"),
+    ],
+)
+def test_the_commands_open_the_file_once(
+    cli: Cli, write: Writer, monkeypatch: pytest.MonkeyPatch, args: tuple[str, ...]
+) -> None:
+    """With no --level, the default level is read on the connection the figures use (before,
+    the option's check opened the file once more)."""
+    _two_runs(cli, write)
+    opened = _counting_opens(monkeypatch)
+    done = cli(*args, "--resamples", "20")
+    assert done.code == 0, done.err
     assert len(opened) == 1

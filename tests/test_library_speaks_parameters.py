@@ -58,9 +58,16 @@ def _strings(path: Path) -> Iterator[tuple[int, str]]:
             yield node.lineno, node.value
 
 
+def _commands_of(group: click.Group) -> dict[str, click.Command]:
+    """A group's subcommands by name (`judgepool` loads its own on first use)."""
+    ctx = click.Context(group)
+    found = {name: group.get_command(ctx, name) for name in group.list_commands(ctx)}
+    return {name: sub for name, sub in found.items() if sub is not None}
+
+
 def _command_line() -> re.Pattern[str]:
     """`judgepool <command>` for the CLI's real commands (and `judgepool --db`)."""
-    names = "|".join(sorted(map(re.escape, cli.commands), key=len, reverse=True))
+    names = "|".join(sorted(map(re.escape, _commands_of(cli)), key=len, reverse=True))
     return re.compile(rf"\bjudgepool (?:--db|{names})\b")
 
 
@@ -111,7 +118,7 @@ def _commands() -> dict[str, click.Command]:
 
     def walk(command: click.Command, words: list[str]) -> None:
         if isinstance(command, click.Group):
-            for name, sub in command.commands.items():
+            for name, sub in _commands_of(command).items():
                 walk(sub, [*words, name])
         else:
             found[" ".join(words)] = command

@@ -8,9 +8,8 @@ from collections.abc import Sequence
 from judgepool.api.results import Evaluation
 from judgepool.api.store import Store
 from judgepool.metrics import evaluate as metrics
-from judgepool.metrics.groups import group_means
+from judgepool.metrics.groups import check_by, group_means
 from judgepool.metrics.spec import EvalSpec
-from judgepool.metrics.verdicts import check_by
 
 __all__ = ["EvalSpec", "Evaluation", "evaluate"]
 

@@ -30,18 +30,22 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from judgepool.defaults import BY
+from judgepool.errors import Call, Param, UsageError, remedy
 from judgepool.metrics.bootstrap import (
     bootstrap_means,
     holm,
     percentile_interval,
     sign_flip_pvalues,
 )
+from judgepool.pooling.store.query_groups import group_members
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
     from judgepool.metrics.compare import ComparisonFigures
     from judgepool.metrics.evaluate import EvaluationFigures
+    from judgepool.pooling.store.connection import Store
 
 Interval = tuple[float, float]
 MIN_QUERIES = 2  # fewer than this: no interval can be estimated
@@ -204,3 +208,25 @@ def group_comparison(cmp: ComparisonFigures, members: Mapping[str, Sequence[str]
         for r in rows
     )
     return Groups(found.groups, found.queries, found.ungrouped, found.means, deltas, len(tested))
+
+
+def check_by(by: str | None, store: Store) -> dict[str, tuple[str, ...]]:
+    """The groups `by` asks for (none when by is None); refused when the database has none."""
+    if by is None:
+        return {}
+    if by not in BY:
+        raise UsageError(
+            f"cannot break results down by {by!r}",
+            remedy("use {}", Param("by", "group")),
+            value=by,
+        )
+    members = group_members(store)
+    if not members:
+        raise UsageError(
+            remedy("{}: no query has a group in this database", Param("by", "group")),
+            remedy(
+                "ingest the groups: {} (or a group column in the queries file)",
+                Call.of("ingest_queries", "topics.tsv", groups="groups.tsv"),
+            ),
+        )
+    return members

@@ -13,10 +13,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from judgepool.defaults import AVERAGE, BY, GATE, KEY_REL, REL, RESAMPLES, SEED, K
-from judgepool.errors import Call, JudgepoolError, Param, UsageError, remedy
+from judgepool.defaults import AVERAGE, GATE, KEY_REL, REL, RESAMPLES, SEED, K
+from judgepool.errors import Call, JudgepoolError
 from judgepool.metrics.compare import ComparisonFigures, Delta, compare
-from judgepool.metrics.groups import Groups, group_comparison
+from judgepool.metrics.groups import Groups, check_by, group_comparison
 from judgepool.metrics.measures import default_measures
 from judgepool.metrics.regression import (
     Rule,
@@ -29,7 +29,6 @@ from judgepool.metrics.regression import (
 from judgepool.metrics.spec import CompareSpec
 from judgepool.pooling.label_origins import LabelSource, top_k_sources
 from judgepool.pooling.store.connection import Store
-from judgepool.pooling.store.query_groups import group_members
 
 
 @dataclass(frozen=True)
@@ -115,28 +114,6 @@ class CompareReport:
             fail_on=tuple(str(r) for r in self.rules.rules) if self.rules is not None else None,
         )
         return call.on(self.db)
-
-
-def check_by(by: str | None, store: Store) -> dict[str, tuple[str, ...]]:
-    """The groups `by` asks for (none when by is None); refused when the database has none."""
-    if by is None:
-        return {}
-    if by not in BY:
-        raise UsageError(
-            f"cannot break results down by {by!r}",
-            remedy("use {}", Param("by", "group")),
-            value=by,
-        )
-    members = group_members(store)
-    if not members:
-        raise UsageError(
-            remedy("{}: no query has a group in this database", Param("by", "group")),
-            remedy(
-                "ingest the groups: {} (or a group column in the queries file)",
-                Call.of("ingest_queries", "topics.tsv", groups="groups.tsv"),
-            ),
-        )
-    return members
 
 
 def compare_report(

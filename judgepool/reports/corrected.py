@@ -19,8 +19,10 @@ def _ppi(found: Corrected | None) -> dict[str, Any] | None:
         return None
     out = found.estimate.to_json()
     ratio = found.ratio
-    if out is None or ratio is None:
-        return out
+    if out is None:
+        return None
+    if ratio is None:  # the report's defaults (reports.model.PPIReport)
+        return out | {"judge": None, "audit_ci95": None, "df": None, "clipped": False}
     return out | {
         "judge": ratio.judge,
         "audit_ci95": None if ratio.audit_ci is None else list(ratio.audit_ci),

@@ -24,8 +24,10 @@ The JSON object (one per call) is::
 
 MEASURE names are ir-measures' ("nDCG@k", "R(rel=3)@k", "nR@k", "Judged@k", "RR@10" ...). A value
 that does not exist (a mean over no query, a query left out of a measure) is null, never 0. The
-shape is defined once, by the pydantic models of judgepool/reports/model.py (every object printed is
-validated by them), and published as docs/report.schema.json.
+shape is defined once, by the pydantic models of judgepool/reports/model.py, and published as
+docs/report.schema.json; the builders below write that shape directly (the models are not run at
+run time, to keep pydantic out of the command's start-up) and the tests check every report they
+print against the models, text for text (tests/report_shape.py).
 """
 
 from __future__ import annotations
@@ -45,16 +47,9 @@ def _pair(pair: tuple[float | None, float | None] | None) -> list[float | None] 
     return None if pair is None else [pair[0], pair[1]]
 
 
-def _checked(report: dict[str, Any]) -> dict[str, Any]:
-    """The report through its pydantic model (reports.model): what is printed validates."""
-    from judgepool.reports.model import Report
-
-    return Report.model_validate(report).model_dump(mode="json")
-
-
 def evaluation_json(ev: EvaluationFigures, extra: dict[str, Any] | None = None) -> dict[str, Any]:
     """The JSON object of `judgepool eval` (`extra`: the --by group keys, reports.ci)."""
-    return _checked({**_evaluation_dict(ev), **(extra or {})})
+    return {**_evaluation_dict(ev), **(extra or {})}
 
 
 def _evaluation_dict(ev: EvaluationFigures) -> dict[str, Any]:
@@ -90,8 +85,12 @@ def _evaluation_dict(ev: EvaluationFigures) -> dict[str, Any]:
         "gate": None,
         "judge_command": None,
         "warnings": list(ev.warnings),
+        "verdicts": None,
+        "fail_on": None,
+        "groups": None,
         "audit": audit_json(ev.corrected),
         "fooled_by_canaries": [fooled_json(row) for row in ev.fooled],
+        "by_judge": None,
     }
 
 
@@ -137,7 +136,7 @@ def comparison_json(cmp: ComparisonFigures, extra: dict[str, Any] | None = None)
     out["unreliable"] = cmp.unreliable
     out["gate"] = cmp.gate
     out["judge_command"] = None if cmp.command is None else command_line(cmp.command)
-    return _checked({**out, **(extra or {})})
+    return {**out, **(extra or {})}
 
 
 SUMMARY_HEADERS = (

@@ -1,6 +1,8 @@
 """The JSON report of `eval` and `compare`, as pydantic models: the one definition of its shape.
 
-`reports.data` builds every JSON object through `Report`, so what is printed always validates;
+`reports.data` writes every JSON object in this shape directly (the models are not run by the
+commands: pydantic would be a third of `eval`'s start-up), and the tests pass every report they
+print through `Report`, which must give back the very same text (tests/report_shape.py).
 `docs/report.schema.json` is `Report.model_json_schema()`, published for programs that read the
 report (a test checks that the file is up to date). A value that does not exist (a mean over no
 query, a query left out of a measure) is null, never 0. Field names are the report's keys.

@@ -7,21 +7,20 @@ from typing import Any, TypeVar
 
 import click
 
-from judgepool.defaults import DEPTH, LEVEL, LEVELS
+from judgepool.api.store import Store
+from judgepool.defaults import DEPTH, LEVEL, LEVELS, Level
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-def _default_level(ctx: click.Context, param: click.Parameter, value: str | None) -> str:
-    """No --level given: `api.inventory.default_level` decides (the level that has labels),
-    and a level other than chunk is said on stderr, once."""
+def chosen_level(store: Store | None, value: str | None) -> Level:
+    """The --level given, else the one `api.inventory.default_level` decides (the level that has
+    labels); a level other than chunk is said on stderr, once."""
     if value is not None:
-        return value
+        return value  # type: ignore[return-value]  # click.Choice(LEVELS) checked it
     from judgepool.api.inventory import default_level
-    from judgepool.api.store import Store
     from judgepool.errors import JudgepoolError
 
-    store = ctx.find_object(Store)
     try:
         level = default_level(store) if store is not None else LEVEL
     except JudgepoolError:  # no usable database: the command itself says what is wrong
@@ -35,13 +34,28 @@ def _default_level(ctx: click.Context, param: click.Parameter, value: str | None
     return level
 
 
+def _default_level(ctx: click.Context, param: click.Parameter, value: str | None) -> str:
+    return chosen_level(ctx.find_object(Store), value)
+
+
 def level_option(func: F) -> F:
-    """--level chunk|doc [default: the level that has labels]."""
+    """--level chunk|doc [default: the level that has labels], decided as it is parsed."""
+    return _level(func, callback=_default_level)
+
+
+def later_level_option(func: F) -> F:
+    """--level as `level_option`, but None when not given: the command decides it with
+    `chosen_level` while it holds the database open for its own reads (`api.store.holding`),
+    which spares a command that is mostly start-up a second open of the file."""
+    return _level(func, callback=None)
+
+
+def _level(func: F, callback: Callable[..., Any] | None) -> F:
     return click.option(
         "--level",
         type=click.Choice(LEVELS),
         default=None,
-        callback=_default_level,
+        callback=callback,
         help="chunk: the ids the runs rank; doc: their parent documents (best chunk per doc) "
         "[default: chunk, or doc when only doc-level labels exist].",
     )(func)

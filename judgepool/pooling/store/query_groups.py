@@ -14,12 +14,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from judgepool.errors import InputError
-from judgepool.pooling.io.query_files import Membership
 from judgepool.pooling.store.connection import Store, utcnow
 from judgepool.pooling.store.sql import registered
 
 if TYPE_CHECKING:
     import duckdb
+
+    from judgepool.pooling.io.query_files import Membership  # the readers: not for reading groups
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 
 import click
 
-from judgepool.api.store import Store
+from judgepool.api.store import Store, holding
 from judgepool.defaults import (
     AVERAGE,
     AVERAGES,
@@ -34,7 +34,7 @@ from judgepool.ui.commands import eval_tables as tables
 from judgepool.ui.commands.comparing import by_option, fail_on_option
 from judgepool.ui.commands.corrected_table import corrected_means
 from judgepool.ui.format import echo_json
-from judgepool.ui.options import judge_option, level_option, runs_option
+from judgepool.ui.options import chosen_level, judge_option, later_level_option, runs_option
 from judgepool.ui.working import working
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -134,7 +134,7 @@ def _csv(headers: Sequence[str], rows: Iterable[Sequence[Any]]) -> None:
 
 @click.command("eval")
 @runs_option
-@level_option
+@later_level_option
 @judge_option
 @measure_options(("table", "json", "csv"))
 @click.option("--per-query", is_flag=True, help="Also show every query's values.")
@@ -143,7 +143,7 @@ def _csv(headers: Sequence[str], rows: Iterable[Sequence[Any]]) -> None:
 def eval_command(
     store: Store,
     runs: tuple[str, ...],
-    level: Level,
+    level: Level | None,
     labeller: str | None,
     k: int,
     rel: int,
@@ -171,19 +171,20 @@ def eval_command(
         summary_rows,
     )
 
-    spec = EvalSpec(
-        level=level,
-        labeller=labeller,
-        k=k,
-        rel=rel,
-        key_rel=key_rel,
-        measures=measures,
-        resamples=resamples,
-        seed=seed,
-        average=average,
-    )
-    with working(f"computing the measures and bootstrap intervals ({resamples:,} resamples)"):
-        found = evaluate(store, runs, spec, by=by)
+    with holding(store):  # one open of the file for the default level and the figures
+        spec = EvalSpec(
+            level=chosen_level(store, level),
+            labeller=labeller,
+            k=k,
+            rel=rel,
+            key_rel=key_rel,
+            measures=measures,
+            resamples=resamples,
+            seed=seed,
+            average=average,
+        )
+        with working(f"computing the measures and bootstrap intervals ({resamples:,} resamples)"):
+            found = evaluate(store, runs, spec, by=by)
     ev, groups = found.result, found.by_group
     tables.warn(ev)
     if fmt == "json":
@@ -222,7 +223,7 @@ force_option = click.option(
 @click.command("compare")
 @click.argument("baseline")
 @click.argument("candidates", nargs=-1, required=True, metavar="CANDIDATE...")
-@level_option
+@later_level_option
 @judge_option
 @measure_options(("table", "json", "csv", "markdown"))
 @gate_option
@@ -239,7 +240,7 @@ def compare_command(
     store: Store,
     baseline: str,
     candidates: tuple[str, ...],
-    level: Level,
+    level: Level | None,
     labeller: str | None,
     k: int,
     rel: int,
@@ -263,21 +264,22 @@ def compare_command(
     """
     from judgepool.api.compare import CompareSpec, compare
 
-    spec = CompareSpec(
-        level=level,
-        labeller=labeller,
-        k=k,
-        rel=rel,
-        key_rel=key_rel,
-        measures=measures,
-        resamples=resamples,
-        seed=seed,
-        average=average,
-        gate=gate,
-        force=force,
-    )
-    with working(f"comparing: bootstrap intervals and sign flips ({resamples:,} resamples)"):
-        found = compare(store, baseline, candidates, spec, fail_on=fail_on, by=by, refuse=False)
+    with holding(store):  # one open of the file for the default level and the figures
+        spec = CompareSpec(
+            level=chosen_level(store, level),
+            labeller=labeller,
+            k=k,
+            rel=rel,
+            key_rel=key_rel,
+            measures=measures,
+            resamples=resamples,
+            seed=seed,
+            average=average,
+            gate=gate,
+            force=force,
+        )
+        with working(f"comparing: bootstrap intervals and sign flips ({resamples:,} resamples)"):
+            found = compare(store, baseline, candidates, spec, fail_on=fail_on, by=by, refuse=False)
     report = found.report
     tables.warn(report.comparison.evaluation)
     ranked = None
@@ -287,7 +289,7 @@ def compare_command(
         ranked = rank_by_judge(
             store,
             [baseline, *candidates],
-            level=level,
+            level=spec.level,
             k=k,
             measure=(measures or [None])[0],
             baseline=baseline,

@@ -13,12 +13,12 @@ from pathlib import Path
 
 import click
 
-from judgepool.api.store import Store
+from judgepool.api.store import Store, holding
 from judgepool.defaults import Average, Level
 from judgepool.ui.commands.comparing import by_option, fail_on_option
 from judgepool.ui.commands.evaluate import force_option, gate_option, measure_options
 from judgepool.ui.format import note
-from judgepool.ui.options import judge_option, level_option
+from judgepool.ui.options import chosen_level, judge_option, later_level_option
 from judgepool.ui.working import working
 
 _OUT = click.Path(path_type=Path)
@@ -44,7 +44,7 @@ _OUT = click.Path(path_type=Path)
     metavar="OUT.md",
     help="Write the markdown report (what compare --format markdown prints).",
 )
-@level_option
+@later_level_option
 @judge_option
 @measure_options(None)
 @gate_option
@@ -58,7 +58,7 @@ def report(
     candidates: tuple[str, ...],
     html: Path | None,
     markdown: Path | None,
-    level: Level,
+    level: Level | None,
     labeller: str | None,
     k: int,
     rel: int,
@@ -81,23 +81,31 @@ def report(
     from judgepool.api.compare import CompareSpec
     from judgepool.api.report import write_report
 
-    spec = CompareSpec(
-        level=level,
-        labeller=labeller,
-        k=k,
-        rel=rel,
-        key_rel=key_rel,
-        measures=measures,
-        resamples=resamples,
-        seed=seed,
-        average=average,
-        gate=gate,
-        force=force,
-    )
-    with working(f"building the report: comparison ({resamples:,} resamples) and charts"):
-        done = write_report(
-            store, baseline, candidates, spec, html=html, markdown=markdown, fail_on=fail_on, by=by
+    with holding(store):  # one open of the file for the default level and the figures
+        spec = CompareSpec(
+            level=chosen_level(store, level),
+            labeller=labeller,
+            k=k,
+            rel=rel,
+            key_rel=key_rel,
+            measures=measures,
+            resamples=resamples,
+            seed=seed,
+            average=average,
+            gate=gate,
+            force=force,
         )
+        with working(f"building the report: comparison ({resamples:,} resamples) and charts"):
+            done = write_report(
+                store,
+                baseline,
+                candidates,
+                spec,
+                html=html,
+                markdown=markdown,
+                fail_on=fail_on,
+                by=by,
+            )
     words = "; ".join(f"{v.candidate} {v.word}" for v in done.comparison.report.verdicts)
     if done.html is not None:
         note(f"{done.html}: HTML report written ({words})")
