@@ -160,6 +160,23 @@ def test_429_retry_after_is_honoured_and_counted(store: Store, fake: FakeOpenAI)
     assert any(t - limited_at >= 0.39 for t in after)
 
 
+def test_cache_hits_are_claimed_and_labelled_in_one_transaction(
+    tmp_path_factory: pytest.TempPathFactory, tmp_path: Path, store: Store, fake: FakeOpenAI
+) -> None:
+    """Issue 23.3: a run answered from the cache opens the database once for its labels and
+    claims (it opened it three times: claims, labels, releases; each opening is ~20 ms of CPU)."""
+    run(store, fake)  # fills the cache
+    second = collection_copy(tmp_path_factory, tmp_path / "second.duckdb")
+    stats = run(second, fake)
+    assert fake.calls == 6  # nothing asked again
+    assert (stats.cached, stats.outcomes["ok"], stats.transactions) == (7, 7, 1)
+    rows = labels(second, "source = 'judge' AND status = 'ok'")
+    assert stats.labels_written == 8 and len(rows) == 7  # and the no_text mark
+    assert all(json.loads(r["provenance"])["cache"]["hit"] for r in rows)
+    with second.read() as con:
+        assert con.execute("SELECT count(*) FROM claims").fetchone() == (0,)
+
+
 def test_server_errors_are_retried_then_labelled_error(store: Store, fake: FakeOpenAI) -> None:
     fake.reply = lambda r: Reply(status=500) if "Paris" in r.passage else default_reply(r)
     stats = run(store, fake, LoopOptions(concurrency=4, retries=2, backoff_base=0.01))

@@ -4,7 +4,8 @@ every label is written as soon as it exists, a rerun pays only for calls in flig
 `asyncio.run` ends by cancelling the writer's background task. A batch that task had already
 handed to the writer's thread, still queued there behind other work, was cancelled with it and
 never written (seen as runs whose paid answers were missing from the database on a loaded
-machine); it must be written before `close` returns.
+machine); it must be written before `close` returns. And it writes labels, claims and lease
+renewals together, at most one transaction per flush interval (issue 23.3).
 """
 
 from __future__ import annotations
@@ -15,10 +16,17 @@ from pathlib import Path
 
 import pytest
 
+from judgepool.judge.cache import JudgeCache
+from judgepool.judge.llm import LLMJudge, LLMSettings
+from judgepool.judge.loop import LoopOptions
+from judgepool.judge.run.plan import backfill, plan_holes
 from judgepool.judge.writer import LabelWriter
+from judgepool.pooling.store import claims
 from judgepool.pooling.store.connection import Store
 from judgepool.pooling.store.judgments import Judgment
+from tests.fake_openai import FakeOpenAI
 from tests.judge_fixtures import collection_copy
+from tests.test_judge_claims import DOCS, QUERIES, Writer, big_collection
 
 
 def _rows(store: Store) -> list[tuple[object, ...]]:
@@ -48,3 +56,25 @@ def test_a_batch_queued_when_the_loop_ends_is_written_by_close(
     writer.close()
     assert _rows(store) == [("q1", "c1", 2, "test-judge")]
     assert writer.written == 1
+
+
+def test_labels_claims_and_renewals_share_one_transaction_per_flush(
+    tmp_path: Path, write: Writer, fake: FakeOpenAI, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 23.3: opening the database costs ~20 ms of CPU and locks every other process out,
+    so a judge writes its labels, the claims it takes ahead of its calls and its lease renewals
+    together, at most once per flush interval (plus the first claim and the last write) rather
+    than once per claim batch and once per label batch (about 40 transactions here before)."""
+    monkeypatch.setenv(claims.ENV_LEASE, "1.5")  # renewals every 0.5 s, in the same writes
+    store = big_collection(Store(tmp_path / "test.duckdb"), write)
+    fake.latency = 0.1
+    judge = LLMJudge(LLMSettings("openai/fake-model", api_base=fake.api_base))
+    options = LoopOptions(concurrency=4, flush_every=0.5)
+    plan = plan_holes(store, depth=DOCS, all_queries=True)
+    with JudgeCache() as cache:
+        stats = backfill(store, judge, plan, options, cache)
+    assert stats.outcomes["ok"] == fake.calls == QUERIES * DOCS  # one call per hole
+    assert stats.labels_written == QUERIES * DOCS
+    assert stats.transactions <= stats.elapsed_s / options.flush_every + 3, stats
+    with store.read() as con:
+        assert con.execute("SELECT count(*) FROM claims").fetchone() == (0,)

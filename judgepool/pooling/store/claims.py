@@ -232,11 +232,18 @@ def claim_in(
 def renew(store: Store, holder: str, lease_s: float) -> int:
     """Extend every claim of `holder` by one lease from now; returns how many it still holds."""
     with store.write() as con:
-        row = con.execute(
-            "UPDATE claims SET expires_at = ? WHERE holder = ? RETURNING key",
-            [utcnow() + timedelta(seconds=lease_s), holder],
-        ).fetchall()
-    return len(row)
+        return len(renew_in(con, holder, lease_s))
+
+
+def renew_in(con: duckdb.DuckDBPyConnection, holder: str, lease_s: float) -> list[str]:
+    """Inside an open write transaction: extend every claim of `holder` by one lease from now;
+    returns the keys it still holds (one taken over by another judge meanwhile is not among
+    them)."""
+    rows = con.execute(
+        "UPDATE claims SET expires_at = ? WHERE holder = ? RETURNING key",
+        [utcnow() + timedelta(seconds=lease_s), holder],
+    ).fetchall()
+    return [str(k) for (k,) in rows]
 
 
 def release_in(con: duckdb.DuckDBPyConnection, holder: str, keys: Sequence[str] | None) -> None:
