@@ -162,7 +162,11 @@ class Dispatcher:
         return max(self.batch, math.ceil(self._rate() * 1.5 * self.writer.every))
 
     def _chunk(self) -> int:
-        """Groups to claim in one go: up to about a second of calls above the low mark."""
+        """Groups to claim in one go: up to about a second of calls above the low mark; at the
+        start, before any call, --concurrency only (the first call can be slow to go out, with
+        litellm's first imports, and a stock claimed then would age without use)."""
+        if not self._handed:
+            return self.batch
         return self._low() + max(self.batch, math.ceil(self._rate() * 2 * self.writer.every))
 
     def _top_up(self) -> None:

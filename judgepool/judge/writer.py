@@ -10,12 +10,19 @@ dispatcher asked for meanwhile (judge/claiming.py), and the renewal of this judg
 one is due (every third of a lease). Whatever arrives during one write goes into the next. A
 claim asked for `urgent` (the loop has nothing left to call) is written at once, with whatever
 else waits. Labels are also in the judge cache before they get here, so a killed process loses
-no paid answer, only the last fraction of a second of rows, which a rerun restores from the cache.
+no paid answer, only the last fraction of a second of rows, which a rerun restores from the
+cache.
+
+The loop sends its calls between transactions (`between`: a call waits for the one open, tens
+of milliseconds, once per flush at most): a judge stopped right after it sent a call
+(suspended, SIGSTOP) then holds no lock on the file unless a write fell due in that instant;
+DuckDB would keep that lock from every other process, readers included, until it resumed.
 
 A claim can carry the labels of keys already answered (cache hits): those are written in the
-same transaction as the claim and the claim released with them, so a run of cache hits is one
-transaction. A transaction that cannot be written (disk full, permissions) is a `DatabaseError`
-that says the answers are in the cache and what to do; the claims asked for in it fail with it.
+same transaction as the claim, which is then not kept (`claims.claim_in(answered=...)`), so a
+run of cache hits is one transaction. A transaction that cannot be written (disk full,
+permissions) is a `DatabaseError` that says the answers are in the cache and what to do; the
+claims asked for in it fail with it.
 """
 
 from __future__ import annotations
@@ -84,6 +91,7 @@ class LabelWriter:
             max_workers=1, thread_name_prefix="judgepool-writer"
         )
         self._wake: asyncio.Event | None = None
+        self._quiet: asyncio.Event | None = None  # set while no transaction is open
         self._task: asyncio.Task[None] | None = None
         self._closed = False
         self._due: float | None = None  # when what waits must be written, at the latest
@@ -142,9 +150,17 @@ class LabelWriter:
     def start(self) -> None:
         """Start the background writing (inside the running event loop)."""
         self._wake = asyncio.Event()
+        self._quiet = asyncio.Event()
+        self._quiet.set()
         if self.holder is not None and self.lease_s is not None:
             self._renew_at = time.monotonic() + self.lease_s / 3
         self._task = asyncio.get_running_loop().create_task(self._run())
+
+    async def between(self) -> None:
+        """Wait until no transaction of this writer is open (the loop sends its calls between
+        transactions, see the module docstring)."""
+        if self._quiet is not None and not self._quiet.is_set():
+            await self._quiet.wait()
 
     async def call(self, function: Callable[..., T], *args: Any) -> T:
         """Run `function(*args)` on the writer's thread, after the transactions queued before it."""
@@ -187,6 +203,10 @@ class LabelWriter:
         self._inflight = (job, batch, releases)
         waited = asyncio.wrap_future(job)
         waited.add_done_callback(_seen)
+        quiet = self._quiet
+        if quiet is not None:
+            quiet.clear()
+            waited.add_done_callback(lambda _: quiet.set())
         try:
             # Shielded: when the event loop ends and cancels this task, the transaction stays
             # queued on the writer's thread (never cancelled there); close() waits for it.
@@ -233,13 +253,18 @@ class LabelWriter:
                     if holder is None:
                         raise RuntimeError("claims need a writer with a holder")
                     got = claims.claim_in(
-                        con, holder, ask.wanted, ask.labeller, ask.since_id, ask.lease_s
+                        con,
+                        holder,
+                        ask.wanted,
+                        ask.labeller,
+                        ask.since_id,
+                        ask.lease_s,
+                        answered=ask.labels.keys(),
                     )
                     answered = [k for k in (*got.mine, *got.taken_over) if k in ask.labels]
-                    if answered:
+                    if answered:  # granted and labelled now: left unclaimed by claim_in
                         labels = [j for k in answered for j in ask.labels[k]]
                         written += insert_judgments_in(con, labels)
-                        claims.release_in(con, holder, answered)
                     done.claimed.append(got)
                 if renew and holder is not None and self.lease_s is not None:
                     done.renewed = claims.renew_in(con, holder, self.lease_s)
