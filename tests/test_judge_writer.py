@@ -16,7 +16,9 @@ from pathlib import Path
 
 import pytest
 
+from judgepool.judge.base import JudgeRequest
 from judgepool.judge.cache import JudgeCache
+from judgepool.judge.claiming import Dispatcher, Group
 from judgepool.judge.llm import LLMJudge, LLMSettings
 from judgepool.judge.loop import LoopOptions
 from judgepool.judge.run.plan import backfill, plan_holes
@@ -78,3 +80,43 @@ def test_labels_claims_and_renewals_share_one_transaction_per_flush(
     assert stats.transactions <= stats.elapsed_s / options.flush_every + 3, stats
     with store.read() as con:
         assert con.execute("SELECT count(*) FROM claims").fetchone() == (0,)
+
+
+def test_a_renewal_puts_back_the_stock_another_judge_took_over(
+    tmp_path_factory: pytest.TempPathFactory, tmp_path: Path
+) -> None:
+    """A judge paused past its lease finds, at its next renewal, that another judge took over
+    claims of its stock (groups claimed ahead, not called yet): those go back to be claimed
+    again (then waited for, as another judge's), instead of being paid for twice."""
+    store = collection_copy(tmp_path_factory, tmp_path / "renew.duckdb")
+    holder, other = claims.new_holder(), claims.new_holder()
+    writer = LabelWriter(store, every=0.05, holder=holder, lease_s=0.6)  # renews every 0.2 s
+    groups = [
+        Group(f"k{i}", [JudgeRequest("q1", f"c{i}", "chunk", "a query", "a passage", ())])
+        for i in (1, 2, 3)
+    ]
+    dispatcher = Dispatcher(writer, "test-judge", 0, 0.6, 3, lambda g: None)
+
+    async def paused_then_renewed() -> tuple[list[str], list[str], int]:
+        writer.start()
+        dispatcher.add(groups)
+        first = await dispatcher.next(lambda: False)  # claims all three, hands out one
+        assert first is not None and [g.key for g in dispatcher.ready] == ["k2", "k3"]
+        # this judge is paused past its lease meanwhile: another takes k2 over
+        with store.write() as con:
+            con.execute("UPDATE claims SET expires_at = '2000-01-01' WHERE key = 'k2'")
+            taken = claims.claim_in(con, other, [groups[1].wanted()], "test-judge", 0, 60)
+        assert taken.taken_over == ["k2"]
+        await asyncio.sleep(0.5)  # a renewal (every 0.2 s) finds k2 gone
+        return (
+            [g.key for g in dispatcher.ready],
+            [g.key for g in dispatcher.pending],
+            writer.transactions,
+        )
+
+    ready, pending, _ = asyncio.run(paused_then_renewed())
+    writer.close()
+    assert (ready, pending, dispatcher.lost) == (["k3"], ["k2"], 1)
+    with store.read() as con:
+        rows = con.execute("SELECT key, holder FROM claims ORDER BY key").fetchall()
+    assert rows == [("k2", other)]  # this judge's claims released at the end, not the other's
