@@ -9,7 +9,8 @@ synthetic collection (N queries x 10 docs, every text distinct, one run, `--all-
 
 Measures:
 - wall time of the labelling run against the rate limit's floor (holes / allowed rate), and the
-  judge's own CPU time per call (claims, renewals, cache, writes: what it adds to each call);
+  judge's own CPU time per call (claims, renewals, cache, writes: what it adds to each call),
+  and the writer's database transactions (labels, claims and renewals share them);
 - 429s received, in total and those of the rate limit after the first 10 s (the AIMD window has
   settled by then), the injected faults apart;
 - lost or doubled labels (every hole must have exactly one ok label) and calls answered 200
@@ -204,6 +205,7 @@ def main() -> None:
         "wall_over_floor": round(label_s / floor, 3),
         "cpu_per_call_ms": round(1000 * cpu_per_call, 2),
         "plan_s": round(plan_s, 2),
+        "writer_transactions": stats.transactions,
         "calls": served["calls"],
         "answered_200": served["answered"],
         "answered_429": served["statuses"].get("429", 0),
@@ -222,6 +224,7 @@ def main() -> None:
         "cache_hit_end_to_end_pairs_per_s": round(cached.cached / (cached_label_s + cached_plan_s)),
         "cache_hit_labels_lost_or_doubled": cached_lost + cached_doubled,
         "cache_hit_labels_once": cached_once,
+        "cache_hit_transactions": cached.transactions,
         "loop_outcomes": dict(stats.outcomes),
         "cpu_count": os.cpu_count(),
         "load_average_1min": round(os.getloadavg()[0], 2),

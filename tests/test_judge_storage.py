@@ -249,8 +249,12 @@ def test_a_database_that_fills_mid_run_stops_with_the_answers_in_the_cache(
         line = next(x for x in result.err.splitlines() if x.startswith("error: "))
         assert f"cannot write to the database {store.path}" in line
         assert "free space on its disk" in line and "come back from the judge cache" in line
+        # Calls go on until the judge's next write finds the disk full (labels, claims and
+        # renewals share one transaction per 0.5 s flush, issue 23.3: here up to every text,
+        # where a claim written before each call used to stop it at the 4th); each one is paid
+        # once and cached, so the run below pays for nothing more (fake.calls == 6 at the end).
         answered = fake.statuses[200]
-        assert answered <= 4
+        assert 3 <= answered <= 6
         with JudgeCache() as cache:
             assert len(cache) == answered  # every paid answer is in the cache
         filler[0].unlink()

@@ -106,6 +106,7 @@ class Caller:
             reservation = await self._reserve(group)
             if reservation is None:
                 return
+            await self.loop.writer.between()  # never while this judge holds the file
             sent_at = await throttle.acquire()
             if stats.stopped is not None:
                 throttle.release()

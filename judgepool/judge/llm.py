@@ -27,7 +27,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
-from functools import cached_property
+from functools import cache, cached_property
 from importlib.metadata import version
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
@@ -246,6 +246,13 @@ _KEY_HINT = remedy(
 )
 
 
+@cache
+def _client() -> str:
+    """The client named in every label's provenance (reading a package's metadata parses its
+    METADATA file: ~30 ms, once per process, not once per run)."""
+    return f"litellm {version('litellm')}"
+
+
 class LLMJudge:
     """A `Judge` backed by a litellm chat model and a prompt template."""
 
@@ -286,7 +293,7 @@ class LLMJudge:
             "parameters": self.parameters,
             "parser_version": PARSER_VERSION,
             "timeout_s": self.settings.timeout,
-            "client": f"litellm {version('litellm')}",
+            "client": _client(),
             **reasoning,
         }
 

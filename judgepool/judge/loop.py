@@ -6,7 +6,8 @@ For a list of requests (and the holes skipped for want of text) the loop:
 2. writes a `no_text` label for each skipped hole (once per labeller, even with two judges);
 3. groups requests by cache key (same content = one call, whatever the ids); claims every group
    before labelling it (judge/claiming.py: another judge on this database never pays for it
-   too) and writes each cache hit as a label carrying its original provenance (cost 0);
+   too) and writes each cache hit as a label carrying its original provenance (cost 0), the
+   cache hits known at the start in the same transaction as their claims;
 4. asks the judge for the rest with asyncio (judge/calls.py: bounded, AIMD-adapted concurrency,
    Retry-After pauses, bounded retries of rate limits, 5xx, timeouts and lost connections only,
    budget caps reserved before each call), looking in the cache once more right before each call;
@@ -41,7 +42,7 @@ from judgepool.judge.requests import Skipped
 from judgepool.judge.writer import LabelWriter
 from judgepool.pooling.store import claims
 from judgepool.pooling.store.connection import Store
-from judgepool.pooling.store.judgments import label_mark, write_judgments
+from judgepool.pooling.store.judgments import Judgment, label_mark, write_judgments
 
 __all__ = ["LabellingLoop", "LoopOptions", "LoopStats", "ProgressSink"]
 
@@ -69,7 +70,7 @@ class LabellingLoop:
         self.holder = claims.new_holder()
         self.lease = self.options.lease or claims.lease_seconds()
         self.writer = LabelWriter(
-            store, self.options.flush_every, self.options.flush_size, self.holder
+            store, self.options.flush_every, self.options.flush_size, self.holder, self.lease
         )
         self.dispatcher: Dispatcher | None = None
         self._main: asyncio.Task[None] | None = None
@@ -131,6 +132,21 @@ class LabellingLoop:
             self.cache_fault(err, "reading an answer")
             return None
         return entry if entry is not None and usable_entry(entry) else None
+
+    async def _cached_first(self, groups: Sequence[Group], dispatcher: Dispatcher) -> None:
+        """The groups whose answer was in the cache when the run began: claimed and labelled
+        in one transaction (the claims released with their labels); counted once written."""
+        if not groups:
+            return
+        labels: dict[str, list[Judgment]] = {}
+        for group in groups:
+            if group.entry is None:
+                raise RuntimeError("_cached_first needs groups with a cache entry")
+            labels[group.key] = self.labels.cached(group.requests, group.key, group.entry)
+        for group in await dispatcher.claim(groups, labels=labels):
+            if group.entry is not None:
+                self.stats.cached += len(group.requests)
+                self.finish(group, "ok", group.entry["answer"].get("grade"))
 
     def from_cache(self, groups: Sequence[Group]) -> None:
         """Labels for groups whose answer is in the cache (this judge holds their claims)."""
@@ -194,9 +210,7 @@ class LabellingLoop:
         if any(g.entry is None for g in todo) and self.options.max_cost is not None:
             self._price([g for g in todo if g.entry is None])
         self.dispatcher = Dispatcher(
-            self.store,
             self.writer,
-            self.holder,
             self.labeller,
             since,
             self.lease,
@@ -215,6 +229,7 @@ class LabellingLoop:
                 self.fail_run(err, "database")
             self.stats.labels_written += self.writer.written
             self.stats.taken_over = self.dispatcher.taken_over
+            self.stats.transactions = self.writer.transactions
             self.stats.other_judges = len(self.dispatcher.others)
             self.stats.batches = sorted(self.dispatcher.batches)
             self.stats.charged = self.budget.charged
@@ -279,12 +294,6 @@ class LabellingLoop:
             # gives it back when this task ends, so the count stays right
             await asyncio.shield(live.acquire())
 
-    async def _renew(self, dispatcher: Dispatcher) -> None:
-        try:
-            await dispatcher.keep_renewed()
-        except JudgepoolError as err:
-            self.fail_run(err, "database")
-
     async def _judge_all(self, todo: list[Group]) -> None:
         loop = asyncio.get_running_loop()
         self._main = asyncio.current_task()
@@ -304,9 +313,8 @@ class LabellingLoop:
         live = asyncio.Semaphore(max(1, self.options.concurrency))
         self._live = live
         tasks: set[asyncio.Task[None]] = set()
-        renewing = loop.create_task(self._renew(dispatcher))
         try:
-            self.from_cache(await dispatcher.claim([g for g in todo if g.entry is not None]))
+            await self._cached_first([g for g in todo if g.entry is not None], dispatcher)
             dispatcher.add([g for g in todo if g.entry is None])
             while self.stats.stopped is None:
                 await live.acquire()
@@ -330,10 +338,9 @@ class LabellingLoop:
         except JudgepoolError as err:  # a claim could not be written
             self.fail_run(err, "database")
         finally:
-            renewing.cancel()
             for task in tasks:
                 task.cancel()
-            await asyncio.gather(renewing, *tasks, return_exceptions=True)
+            await asyncio.gather(*tasks, return_exceptions=True)
             closer = getattr(self.judge, "aclose", None)  # optional hook (see judge.base)
             if closer is not None:
                 await closer()

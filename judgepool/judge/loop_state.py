@@ -41,8 +41,10 @@ class LoopStats:
     run already paid for, `taken_over` pairs claimed by a judge that died (its lease ran out).
     `failures` counts failed pairs by why (a failure kind, or `unparsed`), with one message each
     in `failure_examples`. `cost` is what answers cost; `charged` the worst cases of the
-    `unanswered` requests (sent, nothing readable came back). `prepare_s` is the judge's
-    preparation (importing litellm, loading a model), `elapsed_s` the labelling after it.
+    `unanswered` requests (sent, nothing readable came back). `transactions` counts the writer's
+    database transactions (labels, claims and renewals together; judge/writer.py). `prepare_s`
+    is the judge's preparation (importing litellm, loading a model), `elapsed_s` the labelling
+    after it.
     """
 
     total: int
@@ -59,6 +61,7 @@ class LoopStats:
     tokens_in: int = 0
     tokens_out: int = 0
     labels_written: int = 0
+    transactions: int = 0
     taken_over: int = 0
     other_judges: int = 0
     batches: list[str] = field(default_factory=list)

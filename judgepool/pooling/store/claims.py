@@ -26,7 +26,7 @@ from __future__ import annotations
 import os
 import secrets
 import socket
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
@@ -164,8 +164,13 @@ def claim_in(
     labeller: str,
     since_id: int,
     lease_s: float,
+    answered: Collection[str] = (),
 ) -> Claimed:
     """Inside an open write transaction: claim every wanted key nobody else holds.
+
+    `answered`: keys whose labels the caller writes in this same transaction (cache hits): when
+    granted they are reported like the others but left unclaimed (a claim of a dead or expired
+    holder on them is dropped), as if claimed and released with their labels.
 
     A key with no claim whose pairs got a label from `labeller` after judgment id `since_id`
     (another judge finished it after this one listed its holes) is reported `labelled` and not
@@ -216,7 +221,13 @@ def claim_in(
                 result.taken_over.append(w.key)
             else:
                 result.held[w.key] = found
-        taken = result.mine + result.taken_over
+        done_now = set(answered).intersection(result.mine + result.taken_over)
+        stale = [k for k in done_now if k in existing]
+        if stale:
+            gone = pa.table({"key": pa.array(stale, pa.string())})
+            with registered(con, "_gone", gone):
+                con.execute("DELETE FROM claims WHERE key IN (SELECT key FROM _gone)")
+        taken = [k for k in result.mine + result.taken_over if k not in done_now]
         if taken:
             ours = pa.table({"key": pa.array(taken, pa.string())})
             with registered(con, "_ours", ours):
@@ -232,11 +243,18 @@ def claim_in(
 def renew(store: Store, holder: str, lease_s: float) -> int:
     """Extend every claim of `holder` by one lease from now; returns how many it still holds."""
     with store.write() as con:
-        row = con.execute(
-            "UPDATE claims SET expires_at = ? WHERE holder = ? RETURNING key",
-            [utcnow() + timedelta(seconds=lease_s), holder],
-        ).fetchall()
-    return len(row)
+        return len(renew_in(con, holder, lease_s))
+
+
+def renew_in(con: duckdb.DuckDBPyConnection, holder: str, lease_s: float) -> list[str]:
+    """Inside an open write transaction: extend every claim of `holder` by one lease from now;
+    returns the keys it still holds (one taken over by another judge meanwhile is not among
+    them)."""
+    rows = con.execute(
+        "UPDATE claims SET expires_at = ? WHERE holder = ? RETURNING key",
+        [utcnow() + timedelta(seconds=lease_s), holder],
+    ).fetchall()
+    return [str(k) for (k,) in rows]
 
 
 def release_in(con: duckdb.DuckDBPyConnection, holder: str, keys: Sequence[str] | None) -> None:
