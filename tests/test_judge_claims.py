@@ -23,6 +23,7 @@ from pathlib import Path
 import pytest
 
 from judgepool.judge.cache import JudgeCache
+from judgepool.judge.litellm_env import load_litellm
 from judgepool.pooling.ingest_runs import ingest_run
 from judgepool.pooling.ingest_texts import ingest_docs, ingest_queries
 from judgepool.pooling.store import claims
@@ -267,6 +268,9 @@ def test_a_stuck_judges_claims_are_taken_over_after_the_lease(
 ) -> None:
     store = collection_copy(tmp_path_factory, tmp_path / "test.duckdb")
     monkeypatch.setenv(claims.ENV_LEASE, "15")  # outlives the second judge's start
+    # The second judge runs in this process: litellm imported now, not while the lease runs
+    # (a cold import took over 15 s on a starved machine, and the leases expired before it).
+    load_litellm()
     first = _interrupt_a_judge(fake, signal.SIGSTOP)  # alive, but renews nothing
     try:
         held = claim_rows(store)
