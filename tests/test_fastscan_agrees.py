@@ -126,3 +126,15 @@ def test_qrels_the_fast_scan_accepts_read_the_same_exactly(data: bytes) -> None:
             return
     assert not twice
     assert fast == sorted(zip(exact.qids, exact.doc_ids, exact.grades, strict=True))
+
+
+def test_a_byte_order_mark_then_a_separator_is_an_empty_qid_for_both_readers(
+    tmp_path: Path,
+) -> None:
+    # Arrow's reader skips the mark, so the first line would read with qid ''; the exact
+    # reader (as trec_eval) sees five columns on line 1 and refuses the file.
+    path = tmp_path / "r.trec"
+    path.write_bytes(b"\xef\xbb\xbf Q0 d0 1 0.5 t\nq1 Q0 d1 1 0.5 t\n")
+    assert scan_run(path) is None
+    with pytest.raises(InputError, match="line 1: expected 6"):
+        read_trec_run(path)
