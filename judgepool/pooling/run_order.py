@@ -7,8 +7,10 @@ to descending unsigned order, in the low half; one stable sort of those keys ord
 (a run written in query and score order is already nearly sorted, which the sort exploits).
 Only the rows whose key ties (equal float32 scores in one query) are then sorted by doc id
 descending, so the strings are compared only where trec_eval compares them. A row's rank is its
-place in its query's block; the rows come out in (qid, rank) order, which the database stores in
-half the space. Queries are ordered by their ids, byte-wise, as trec_eval's output lists them.
+place in its query's block. Each run's rows come out in (rank, qid) order, queries by their ids
+byte-wise: the database stores them so, and a pool or a measure at depth k then reads only the
+first row groups of a run (DuckDB skips those whose ranks all exceed k; the rank column, long
+runs of one value, compresses to almost nothing).
 
 A pair listed twice is found by hashing (run, qid, doc id) in DuckDB (both cores, no sort of the
 strings); equal hashes are then compared as strings, so a collision never refuses a good run.
@@ -19,6 +21,7 @@ import pandas (a second of start-up) to look for its types.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -32,7 +35,9 @@ if TYPE_CHECKING:
 class Ranked:
     """One run in trec_eval's order."""
 
-    table: pa.Table  # qid, doc_id, score (the double the file gave), rank (1-based)
+    table: (
+        pa.Table
+    )  # qid, doc_id, score (the double the file gave), rank (1-based); (rank, qid) order
     queries: int
 
 
@@ -135,6 +140,21 @@ def _listed_twice(rows: pa.Table) -> list[int]:
     return sorted(int(f) for (f,) in found)
 
 
+def _rank_major(rank: NDArray[Any], bounds: NDArray[Any]) -> NDArray[Any]:
+    """The permutation that puts each run's rows (`bounds[i]:bounds[i+1]`, in (qid, rank)
+    order) in (rank, qid) order: a stable sort of the ranks alone, within each run."""
+    import numpy as np
+
+    parts = []
+    for start, end in itertools.pairwise(bounds):
+        ranks = rank[start:end]
+        # Ranks below 2**16 sort as 16-bit integers: numpy's stable sort is then a radix sort.
+        if len(ranks) and int(ranks.max()) < 1 << 16:
+            ranks = ranks.astype(np.uint16)
+        parts.append(np.argsort(ranks, kind="stable") + start)
+    return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
+
+
 def rank_runs(tables: Sequence[pa.Table]) -> tuple[list[Ranked], list[int]]:
     """Each run (qid, doc_id, score) ranked, and the runs that list a pair twice (by index;
     their ranking means nothing: the caller refuses them)."""
@@ -160,6 +180,11 @@ def rank_runs(tables: Sequence[pa.Table]) -> tuple[list[Ranked], list[int]]:
     starts = np.flatnonzero(new_block)
     lengths = np.diff(np.append(starts, n))
     rank = (np.arange(1, n + 1) - np.repeat(starts, lengths)).astype(np.int32)
+    file = to_numpy(rows.column("file"), np.int32)[order]
+    bounds = np.searchsorted(file, np.arange(len(tables) + 1))
+    queries = np.diff(np.searchsorted(starts, bounds))
+    by_rank = _rank_major(rank, bounds)
+    order, rank = order[by_rank], rank[by_rank]
     taken = from_numpy(order.astype(np.int64), pa.int64())
     ordered = pa.Table.from_arrays(
         [
@@ -170,9 +195,6 @@ def rank_runs(tables: Sequence[pa.Table]) -> tuple[list[Ranked], list[int]]:
         ],
         names=["qid", "doc_id", "score", "rank"],
     )
-    file = to_numpy(rows.column("file"), np.int32)[order]
-    bounds = np.searchsorted(file, np.arange(len(tables) + 1))
-    queries = np.diff(np.searchsorted(starts, bounds))
     ranked = [
         Ranked(ordered.slice(int(a), int(b - a)), int(q))
         for a, b, q in zip(bounds[:-1], bounds[1:], queries, strict=True)
