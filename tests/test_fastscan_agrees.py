@@ -3,7 +3,7 @@
 Random TREC runs and qrels built from the characters that trip parsers (tabs, doubled spaces,
 carriage returns, `#`, no-break spaces, control characters, underscores in numbers, a BOM):
 whenever the fast scan accepts a file, the exact reader accepts it too, with the same rows, or
-refuses a pair listed twice that the fast path's own check (the ranking's sort for a run, a hash
+refuses a pair listed twice that the fast path's own check (the ranking's hash for a run, a hash
 aggregate for qrels) finds too.
 """
 
@@ -94,7 +94,7 @@ def test_a_run_the_fast_scan_accepts_reads_the_same_exactly(data: bytes) -> None
             return
         table, tag = found
         fast = sorted(zip(*(table.column(c).to_pylist() for c in table.column_names), strict=True))
-        twice = rank_runs([table])[1] == [0]  # the ranking's sort finds a pair listed twice
+        twice = rank_runs([table])[1] == [0]  # the ranking's hash finds a pair listed twice
         try:
             exact = read_trec_run(path)
         except InputError as err:
@@ -126,3 +126,79 @@ def test_qrels_the_fast_scan_accepts_read_the_same_exactly(data: bytes) -> None:
             return
     assert not twice
     assert fast == sorted(zip(exact.qids, exact.doc_ids, exact.grades, strict=True))
+
+
+def test_a_byte_order_mark_then_a_separator_is_an_empty_qid_for_both_readers(
+    tmp_path: Path,
+) -> None:
+    # Arrow's reader skips the mark, so the first line would read with qid ''; the exact
+    # reader (as trec_eval) sees five columns on line 1 and refuses the file.
+    path = tmp_path / "r.trec"
+    path.write_bytes(b"\xef\xbb\xbf Q0 d0 1 0.5 t\nq1 Q0 d1 1 0.5 t\n")
+    assert scan_run(path) is None
+    with pytest.raises(InputError, match="line 1: expected 6"):
+        read_trec_run(path)
+
+
+_SCORES = [
+    "1",
+    "+1",
+    "-1",
+    ".5",
+    "5.",
+    "+.5",
+    "-.5e3",
+    "1e400",
+    "-1e400",
+    "1e-400",
+    "inf",
+    "-inf",
+    "Infinity",
+    "INF",
+    "nan",
+    "NaN",
+    "-nan",
+    "NA",
+    "null",
+    "0x1p3",
+    "1_000",
+    "1,5",
+    "1e",
+    "e5",
+    ".",
+    "-",
+    "+",
+    "1.5e+",
+    "1e+5",
+    "0.1",
+    "00012",
+    "1.#IND",
+    "N/A",
+    "true",
+    "1d",
+    "1f",
+    "0X10",
+    "1E5",
+    "-0",
+    "-0.0",
+    "4.9406564584124654e-324",
+    "2.4703282292062328e-324",
+    "1.7976931348623158e308",
+    "1.7976931348623159e308",
+]
+
+
+@pytest.mark.parametrize("score", _SCORES)
+def test_a_score_the_csv_reader_reads_is_the_exact_readers_double(
+    score: str, tmp_path: Path
+) -> None:
+    # Scores are read by Arrow's CSV reader: whatever it reads must be what strtod reads (the
+    # exact reader), bit for bit; NaN and words it takes for null go to the exact reader.
+    path = tmp_path / "r.trec"
+    path.write_text(f"q1 Q0 d1 1 {score} t\nq1 Q0 d2 2 1.0 t\n")
+    found = scan_run(path)
+    if found is None:
+        return
+    fast = found[0].column("score").to_pylist()[0]
+    exact = read_trec_run(path).scores[0]
+    assert repr(fast) == repr(exact)

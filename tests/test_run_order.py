@@ -74,7 +74,9 @@ def test_each_run_of_a_batch_ranks_as_trec_eval_and_as_alone() -> None:
                 strict=True,
             )
         )
-        assert got == trec_eval_order(rows)
+        # Rows come in (rank, qid) order, the order the database stores them in.
+        assert got == sorted(got, key=lambda row: (row[2], row[0].encode()))
+        assert sorted(got, key=lambda row: (row[0].encode(), row[2])) == trec_eval_order(rows)
         assert run.queries == len({q for q, _, _ in rows})
         alone, _ = rank_runs([table(rows)])
         assert alone[0].table.equals(run.table)
@@ -109,3 +111,18 @@ def test_many_runs_in_one_command_rank_as_one_at_a_time(cli: Cli, write: Writer)
                 [f"t{i}"],
             ).fetchall()
             assert [(str(q), str(d), int(r)) for q, d, r in found] == trec_eval_order(rows)
+
+
+def test_runs_are_stored_rank_first_so_a_depth_cut_reads_few_row_groups(
+    cli: Cli, write: Writer
+) -> None:
+    # 300 queries x 500 docs: 150,000 rows, more than one DuckDB row group.
+    lines = [f"q{q:03d} Q0 d{q}-{d} {d} {1000 - d} t\n" for q in range(300) for d in range(500)]
+    result = cli("ingest", "run", str(write("t.trec", "".join(lines))))
+    assert result.code == 0, result.output
+    with Store().read() as con:
+        ranks = [int(r) for (r,) in con.execute("SELECT rank FROM run_rows").fetchall()]
+        assert ranks == sorted(ranks)
+        # The rows of depth 10 lie in the first row group (122,880 rows) alone.
+        (last,) = con.execute("SELECT max(rowid) FROM run_rows WHERE rank <= 10").fetchone() or (0,)
+        assert int(last) == 300 * 10 - 1

@@ -198,22 +198,31 @@ def pool_summary(store: Store, spec: PoolSpec | None = None) -> PoolSummary:
 
 def holes_table(store: Store, spec: PoolSpec | None = None) -> pa.Table:
     """The holes as an Arrow table (qid, doc_id, best_rank, runs, has_text, has_query_text),
-    ordered by qid, best rank, doc id: the columnar form, for listing many holes quickly."""
+    ordered by qid, best rank, doc id: the columnar form, for listing many holes quickly.
+
+    The pooled pairs are grouped first (best rank, runs) and the labels then looked up for
+    those pairs alone, one semi join on (qid, doc_id); a run lists a pair once (ingest refuses
+    a pair listed twice), so a pair's runs need no DISTINCT, only a sort of its few names.
+    """
     spec = spec or PoolSpec()
     level = spec.level
-    _, ctes = _pool_ctes(store, spec)
+    keys = run_keys(store, spec.runs)
+    extra = "UNION SELECT DISTINCT qid FROM ranked" if spec.all_queries else ""
     with store.read() as con:
         return con.sql(
-            ctes
-            + f""",
-            texts AS ({doc_texts_sql(level)}),
-            by_run AS (SELECT t.qid, t.doc_id, t.rank, n.name
-                       FROM top t JOIN runs n ON n.run_key = t.run_key WHERE NOT t.labelled)
+            f"""
+            WITH ranked AS ({rankings_sql(level, list(keys.values()), spec.depth)}),
+            scope AS ({labelled_queries_sql(level, spec.labeller)} {extra}),
+            pooled AS (SELECT r.qid, r.doc_id, min(r.rank)::INTEGER AS best_rank,
+                              list_sort(list(n.name)) AS runs
+                       FROM ranked r JOIN runs n ON n.run_key = r.run_key
+                       SEMI JOIN scope s ON s.qid = r.qid
+                       GROUP BY r.qid, r.doc_id),
+            lab AS ({labelled_pairs_sql(level, spec.labeller, among="pooled")}),
+            texts AS ({doc_texts_sql(level)})
             SELECT h.qid, h.doc_id, h.best_rank, h.runs,
                    coalesce(t.has_text, false) AS has_text, q.qid IS NOT NULL AS has_query_text
-            FROM (SELECT qid, doc_id, min(rank)::INTEGER AS best_rank,
-                         list(DISTINCT name ORDER BY name) AS runs
-                  FROM by_run GROUP BY qid, doc_id) h
+            FROM pooled h ANTI JOIN lab l ON l.qid = h.qid AND l.doc_id = h.doc_id
             LEFT JOIN texts t ON t.doc_id = h.doc_id
             LEFT JOIN queries q ON q.qid = h.qid
             ORDER BY h.qid, h.best_rank, h.doc_id"""

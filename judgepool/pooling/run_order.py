@@ -1,12 +1,19 @@
-"""trec_eval's order for runs just read: one sort ranks a batch of runs and finds repeated pairs.
+"""trec_eval's order for runs just read: one integer sort ranks a batch of runs.
 
 trec_eval orders a query's docs by score as a C float (32 bits: two scores equal in single
-precision are a tie) descending, then by doc id descending, byte-wise. Here the rows of every run
-of a batch are sorted once by (run, query, doc id descending) with Arrow's sort on the strings;
-in that order a pair listed twice sits next to itself, and a stable sort of plain numbers
-(query block, float32 score descending) then gives trec_eval's order, the doc id order carried
-along. A row's rank is its place in its query's block. The rows come out in (qid, rank) order,
-which the database stores in half the space.
+precision are a tie) descending, then by doc id descending, byte-wise. Here every row of a batch
+of runs gets one 64-bit key, (run, query) in the high half and the float32 score's bits, mapped
+to descending unsigned order, in the low half; one stable sort of those keys orders the batch
+(a run written in query and score order is already nearly sorted, which the sort exploits).
+Only the rows whose key ties (equal float32 scores in one query) are then sorted by doc id
+descending, so the strings are compared only where trec_eval compares them. A row's rank is its
+place in its query's block. Each run's rows come out in (rank, qid) order, queries by their ids
+byte-wise: the database stores them so, and a pool or a measure at depth k then reads only the
+first row groups of a run (DuckDB skips those whose ranks all exceed k; the rank column, long
+runs of one value, compresses to almost nothing).
+
+A pair listed twice is found by hashing (run, qid, doc id) in DuckDB (both cores, no sort of the
+strings); equal hashes are then compared as strings, so a collision never refuses a good run.
 
 Arrow arrays become numpy arrays through their buffers: Arrow's own `to_numpy` and `pa.array`
 import pandas (a second of start-up) to look for its types.
@@ -14,6 +21,7 @@ import pandas (a second of start-up) to look for its types.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -27,7 +35,9 @@ if TYPE_CHECKING:
 class Ranked:
     """One run in trec_eval's order."""
 
-    table: pa.Table  # qid, doc_id, score (the double the file gave), rank (1-based)
+    table: (
+        pa.Table
+    )  # qid, doc_id, score (the double the file gave), rank (1-based); (rank, qid) order
     queries: int
 
 
@@ -54,6 +64,97 @@ def from_numpy(values: NDArray[Any], kind: pa.DataType) -> pa.Array:
     return pa.Array.from_buffers(kind, len(values), [None, pa.py_buffer(values)])
 
 
+def _query_blocks(file: NDArray[Any], qid: pa.ChunkedArray) -> NDArray[Any]:
+    """Each row's (run, query) block number, in (run, qid byte-wise ascending) order."""
+    import numpy as np
+    import pyarrow.compute as pc
+
+    encoded = pc.dictionary_encode(qid.combine_chunks())
+    names = encoded.dictionary
+    place = np.empty(len(names), dtype=np.int64)
+    place[to_numpy(pc.sort_indices(names), np.uint64).astype(np.int64)] = np.arange(len(names))
+    codes = to_numpy(encoded.indices, np.int32)
+    block: NDArray[Any] = file.astype(np.int64) * max(len(names), 1) + place[codes]
+    if len(block) and int(block.max()) >= 1 << 32:  # too many (run, query) pairs for 32 bits
+        block = np.unique(block, return_inverse=True)[1].reshape(-1)
+    return block.astype(np.uint64)
+
+
+def _descending_bits(score: NDArray[Any]) -> NDArray[Any]:
+    """The scores as float32, mapped to unsigned integers whose ascending order is the floats'
+    descending order; equal floats (-0.0 and 0.0 too) get equal integers."""
+    import numpy as np
+
+    with np.errstate(over="ignore"):  # beyond the float range: an infinity, as C converts
+        as_float = score.astype(np.float32) + np.float32(0.0)  # -0.0 + 0.0 is 0.0
+    bits = as_float.view(np.uint32)
+    ascending = np.where(bits >> np.uint32(31), ~bits, bits | np.uint32(1 << 31))
+    return (~ascending).astype(np.uint64)
+
+
+def _break_ties(order: NDArray[Any], keys: NDArray[Any], doc: pa.Array) -> None:
+    """Within each run of equal keys in `order`, put the rows in doc id descending order."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    same = keys[1:] == keys[:-1]
+    if not same.any():
+        return
+    tied = np.zeros(len(keys), dtype=bool)
+    tied[1:] |= same
+    tied[:-1] |= same
+    where = np.flatnonzero(tied)
+    group = np.cumsum(~np.concatenate(([False], same))[where])
+    rows = order[where]
+    by_doc = pc.sort_indices(
+        pa.table(
+            {
+                "group": from_numpy(group, pa.int64()),
+                "doc": pc.take(doc, from_numpy(rows, pa.int64())),
+            }
+        ),
+        sort_keys=[("group", "ascending"), ("doc", "descending")],
+    )
+    order[where] = rows[to_numpy(by_doc, np.uint64).astype(np.int64)]
+
+
+def _listed_twice(rows: pa.Table) -> list[int]:
+    """The runs (their `file` numbers) that list a (qid, doc_id) pair twice."""
+    import numpy as np
+
+    from judgepool.pooling.store.sql import registered, scratch
+
+    with scratch() as con, registered(con, "_ranked_rows", rows):
+        hashes = con.sql("SELECT hash(file, qid, doc_id) AS h FROM _ranked_rows").to_arrow_table()
+        values = np.sort(to_numpy(hashes.column("h"), np.uint64))
+        equal = values[1:][values[1:] == values[:-1]]
+        if not len(equal):
+            return []
+        # Equal hashes: compare the strings themselves (a collision is not a duplicate).
+        found = con.execute(
+            "SELECT DISTINCT file FROM _ranked_rows WHERE hash(file, qid, doc_id) IN "
+            "(SELECT unnest(?::UBIGINT[])) GROUP BY file, qid, doc_id HAVING count(*) > 1",
+            [[int(h) for h in np.unique(equal)]],
+        ).fetchall()
+    return sorted(int(f) for (f,) in found)
+
+
+def _rank_major(rank: NDArray[Any], bounds: NDArray[Any]) -> NDArray[Any]:
+    """The permutation that puts each run's rows (`bounds[i]:bounds[i+1]`, in (qid, rank)
+    order) in (rank, qid) order: a stable sort of the ranks alone, within each run."""
+    import numpy as np
+
+    parts = []
+    for start, end in itertools.pairwise(bounds):
+        ranks = rank[start:end]
+        # Ranks below 2**16 sort as 16-bit integers: numpy's stable sort is then a radix sort.
+        if len(ranks) and int(ranks.max()) < 1 << 16:
+            ranks = ranks.astype(np.uint16)
+        parts.append(np.argsort(ranks, kind="stable") + start)
+    return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
+
+
 def rank_runs(tables: Sequence[pa.Table]) -> tuple[list[Ranked], list[int]]:
     """Each run (qid, doc_id, score) ranked, and the runs that list a pair twice (by index;
     their ranking means nothing: the caller refuses them)."""
@@ -68,40 +169,32 @@ def rank_runs(tables: Sequence[pa.Table]) -> tuple[list[Ranked], list[int]]:
         parts.append(table.select(schema.names).cast(schema).append_column("file", number))
     rows = pa.concat_tables(parts).combine_chunks()
     n = rows.num_rows
-    by_doc = to_numpy(
-        pc.sort_indices(
-            rows,
-            sort_keys=[("file", "ascending"), ("qid", "ascending"), ("doc_id", "descending")],
-        ),
-        np.uint64,
-    ).astype(np.int64)
-    taken = from_numpy(by_doc, pa.int64())
-    file = to_numpy(rows.column("file"), np.int32)[by_doc]
-    qid = pc.take(rows.column("qid"), taken)
-    doc = pc.take(rows.column("doc_id"), taken)
-    new_block = (file[1:] != file[:-1]) | to_numpy(pc.not_equal(qid[1:], qid[:-1]), bool)
-    twice = ~new_block & to_numpy(pc.equal(doc[1:], doc[:-1]), bool)
-    duplicates = sorted({int(f) for f in file[1:][twice]})
-    block = np.concatenate(([0], np.cumsum(new_block)))
-    score = to_numpy(rows.column("score"), np.float64)[by_doc]
-    with np.errstate(over="ignore"):  # beyond the float range: an infinity, as C converts
-        as_float = score.astype(np.float32)
-    # Stable: within a block and a score, the doc ids stay in their descending order.
-    by_score = np.lexsort((-as_float, block))
-    starts = np.flatnonzero(np.concatenate(([True], new_block)))
+    duplicates = _listed_twice(rows)
+    block = _query_blocks(to_numpy(rows.column("file"), np.int32), rows.column("qid"))
+    score = to_numpy(rows.column("score"), np.float64)
+    keys = (block << np.uint64(32)) | _descending_bits(score)
+    order = np.argsort(keys, kind="stable")
+    _break_ties(order, keys[order], rows.column("doc_id").combine_chunks())
+    in_order = block[order]
+    new_block = np.concatenate(([n > 0], in_order[1:] != in_order[:-1]))
+    starts = np.flatnonzero(new_block)
     lengths = np.diff(np.append(starts, n))
     rank = (np.arange(1, n + 1) - np.repeat(starts, lengths)).astype(np.int32)
+    file = to_numpy(rows.column("file"), np.int32)[order]
+    bounds = np.searchsorted(file, np.arange(len(tables) + 1))
+    queries = np.diff(np.searchsorted(starts, bounds))
+    by_rank = _rank_major(rank, bounds)
+    order, rank = order[by_rank], rank[by_rank]
+    taken = from_numpy(order.astype(np.int64), pa.int64())
     ordered = pa.Table.from_arrays(
         [
-            pc.take(qid, from_numpy(by_score, pa.int64())),
-            pc.take(doc, from_numpy(by_score, pa.int64())),
-            from_numpy(score[by_score], pa.float64()),
+            pc.take(rows.column("qid"), taken),
+            pc.take(rows.column("doc_id"), taken),
+            from_numpy(score[order], pa.float64()),
             from_numpy(rank, pa.int32()),
         ],
         names=["qid", "doc_id", "score", "rank"],
     )
-    bounds = np.searchsorted(file, np.arange(len(tables) + 1))
-    queries = np.diff(np.searchsorted(starts, bounds))
     ranked = [
         Ranked(ordered.slice(int(a), int(b - a)), int(q))
         for a, b, q in zip(bounds[:-1], bounds[1:], queries, strict=True)

@@ -2,11 +2,11 @@
 
 The fast path accepts only files that the line-exact readers (pooling/io/readers.py) accept with the
 same values: one separator character (the first line's space or tab) between columns, no
-whitespace or control character inside a field, scores written as plain decimals, grades that
+whitespace or control character inside a field, scores that Arrow reads as doubles, grades that
 fit 32 bits, no comment line, at least one row. Anything else makes it give up (`None`), and the
 caller runs the readers, which either read the file (mixed whitespace, comments, hex floats) or
-say exactly which line is wrong. Pairs listed twice are the caller's to find: a run's are seen in
-the sort that ranks it (pooling/ingest_runs.py), so they cost no hash table here.
+say exactly which line is wrong. Pairs listed twice are the caller's to find: a run's by the
+ranking, which hashes every pair (pooling/run_order.py), so they cost nothing more here.
 
 Every check runs over the whole file at once, never per row in Python:
 - the bytes: one `translate` tells a file of printable ASCII (then no field can hold whitespace
@@ -14,9 +14,11 @@ Every check runs over the whole file at once, never per row in Python:
   start or end), a comment line, or a lone carriage return (which Arrow would take for a line
   end and trec_eval for a separator);
 - the fields: a file that is not plain ASCII has every field matched against the class of
-  characters an id may not hold (one RE2 pass per column); scores and grades are matched against
-  their syntax, then cast by Arrow, which rounds a decimal as C's strtod does (correctly, to the
-  nearest double; beyond the double range to infinity).
+  characters an id may not hold (one RE2 pass per column); grades are matched against their
+  syntax, then cast by Arrow; scores are read as doubles by Arrow's CSV reader, which rounds a
+  decimal as C's strtod does (correctly, to the nearest double; beyond the double range to
+  infinity) and reads `inf` as strtod does; a score it cannot read, NaN or a word it takes for
+  null (`NA`) sends the file to the exact reader.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from judgepool.pooling.io.formats import open_binary
-from judgepool.pooling.io.values import DECIMAL, INTEGER, SQL_BAD_ID
+from judgepool.pooling.io.values import INTEGER, SQL_BAD_ID
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -33,6 +35,7 @@ if TYPE_CHECKING:
 _RUN = ("qid", "q0", "doc_id", "rank", "score", "tag")
 _QRELS = ("qid", "iter", "doc_id", "grade")
 _PRINTABLE = bytes(range(0x21, 0x7F)) + b"\n"
+_BOM = b"\xef\xbb\xbf"
 
 
 def _bytes(path: Path) -> bytes | None:
@@ -55,13 +58,26 @@ def _separator(data: bytes) -> bytes | None:
     return None
 
 
+def _found(data: bytes, pattern: str) -> bool:
+    """Whether RE2 finds `pattern` in `data`, read byte-wise (Latin-1) in one pass, no copy."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    offsets = pa.py_buffer((0).to_bytes(8, "little") + len(data).to_bytes(8, "little"))
+    whole = pa.Array.from_buffers(pa.large_binary(), 1, [None, offsets, pa.py_buffer(data)])
+    return bool(pc.match_substring_regex(whole, pattern)[0].as_py())
+
+
 def _layout(data: bytes, sep: bytes) -> bool | None:
     """None when the bytes alone send the file to the exact reader; else whether it is plain:
     printable ASCII, `sep` and line ends (LF, CRLF) only."""
-    empty_field = (sep + sep, b"\n" + sep, sep + b"\n", sep + b"\r")
-    if data.startswith((sep, b"#")) or data.endswith(sep) or b"\n#" in data:
+    # Arrow's reader skips a byte order mark: a separator after one is an empty first field.
+    if data[:4].removeprefix(_BOM).startswith((sep, b"#")):
         return None
-    if any(pattern in data for pattern in empty_field):
+    s = "\\t" if sep == b"\t" else "\\x20"
+    # A trailing separator, a comment line, an empty field (a doubled separator, one at a
+    # line's start or end): one pass over the bytes for all.
+    if _found(data, f"{s}$|\\n#|{s}{s}|\\n{s}|{s}\\n|{s}\\r"):
         return None
     returns = data.count(b"\r")
     if returns and returns != data.count(b"\r\n"):
@@ -69,9 +85,12 @@ def _layout(data: bytes, sep: bytes) -> bool | None:
     return not data.translate(None, _PRINTABLE + sep).strip(b"\r")
 
 
-def _read(path: Path, columns: tuple[str, ...], keep: tuple[str, ...]) -> pa.Table | None:
-    """The file's columns `keep` as text, when the bytes allow the fast path and every field of
-    a file that is not plain ASCII holds a character an id may hold."""
+def _read(
+    path: Path, columns: tuple[str, ...], keep: tuple[str, ...], score: bool = False
+) -> pa.Table | None:
+    """The file's columns `keep` as text (`score` as a double, read by Arrow's CSV reader,
+    when asked), when the bytes allow the fast path and every field of a file that is not plain
+    ASCII holds a character an id may hold."""
     import pyarrow as pa
     import pyarrow.compute as pc
     import pyarrow.csv as csv
@@ -91,18 +110,28 @@ def _read(path: Path, columns: tuple[str, ...], keep: tuple[str, ...]) -> pa.Tab
                 delimiter=sep.decode(), quote_char=False, double_quote=False, escape_char=False
             ),
             convert_options=csv.ConvertOptions(
-                column_types=dict.fromkeys(columns, pa.string()),
+                column_types={
+                    **dict.fromkeys(columns, pa.string()),
+                    **({"score": pa.float64()} if score else {}),
+                },
                 include_columns=list(keep if plain else columns),
                 strings_can_be_null=False,
             ),
         )
-    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):  # a row with another column count
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):  # a column count, a score not read
         return None
     if table.num_rows == 0:
         return None
+    if score:
+        # NaN, or a word Arrow reads as null (`NA`, `-nan`): the exact reader refuses it.
+        scores = table.column("score")
+        if scores.null_count or pc.any(pc.is_nan(scores)).as_py():
+            return None
     if not plain:
         for name in columns:
-            if pc.any(pc.match_substring_regex(table.column(name), SQL_BAD_ID)).as_py():
+            if pa.types.is_string(table.column(name).type) and (
+                pc.any(pc.match_substring_regex(table.column(name), SQL_BAD_ID)).as_py()
+            ):
                 return None
         table = table.select(list(keep))
     return table
@@ -120,13 +149,10 @@ def scan_run(path: Path) -> tuple[pa.Table, str | None] | None:
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    table = _read(path, _RUN, ("qid", "doc_id", "score", "tag"))
-    if table is None or not _full(table.column("score"), DECIMAL):
+    table = _read(path, _RUN, ("qid", "doc_id", "score", "tag"), score=True)
+    if table is None:
         return None
-    try:
-        score = pc.cast(table.column("score"), pa.float64())
-    except pa.ArrowInvalid:  # a decimal Arrow does not read: the exact reader does
-        return None
+    score = table.column("score")
     tags = pc.min_max(table.column("tag"))
     low, high = tags["min"].as_py(), tags["max"].as_py()
     tag = str(low) if low == high else None

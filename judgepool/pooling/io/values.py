@@ -9,8 +9,9 @@ integer in the 32-bit range. An id is a non-empty string without whitespace (a T
 not represent it) and without control characters (C0, DEL, C1: invisible in every report, and
 usually the sign of a corrupt or binary field).
 
-The fast scan (pooling/io/fastscan.py) uses the regex forms below; they accept a subset of what
-these functions accept, with the same values, so the readers stay the authority.
+The fast scan (pooling/io/fastscan.py) uses the regex forms of grades and ids below, and Arrow's
+CSV reader for scores; each accepts a subset of what these functions accept, with the same
+values, so the readers stay the authority.
 """
 
 from __future__ import annotations
