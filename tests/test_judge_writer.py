@@ -77,7 +77,9 @@ def test_labels_claims_and_renewals_share_one_transaction_per_flush(
         stats = backfill(store, judge, plan, options, cache)
     assert stats.outcomes["ok"] == fake.calls == QUERIES * DOCS  # one call per hole
     assert stats.labels_written == QUERIES * DOCS
-    assert stats.transactions <= stats.elapsed_s / options.flush_every + 3, stats
+    # One per flush, plus the first claim, the last write and a claim asked at once when the
+    # stock ran dry (a few more on a loaded machine: 14 in a 5.4 s run once); main took 63.
+    assert stats.transactions <= stats.elapsed_s / options.flush_every + 6, stats
     with store.read() as con:
         assert con.execute("SELECT count(*) FROM claims").fetchone() == (0,)
 
