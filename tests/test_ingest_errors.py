@@ -10,9 +10,7 @@ import pytest
 
 from tests.conftest import CliResult
 from tests.fixtures_databases import Prebuilt
-from tests.ingest_helpers import snapshot
-
-GOOD_RUN = "q1 Q0 d1 1 2.0 good\nq1 Q0 d2 2 1.0 good\nq2 Q0 d3 1 5.0 good\n"
+from tests.ingest_helpers import GOOD_RUN, small_database, snapshot
 
 
 @pytest.fixture
@@ -20,17 +18,7 @@ def populated(
     cli: Callable[..., CliResult], write: Callable[[str, str | bytes], Path], prebuilt: Prebuilt
 ) -> Path:
     """A database holding one run, qrels, queries and docs."""
-
-    def build() -> None:
-        assert cli("ingest", "run", write("good.trec", GOOD_RUN)).code == 0
-        assert cli("ingest", "qrels", write("good.qrels", "q1 0 d1 2\n")).code == 0
-        assert cli("ingest", "queries", write("topics.tsv", "q1\tfirst\nq2\tsecond\n")).code == 0
-        assert (
-            cli("ingest", "docs", write("docs.jsonl", '{"doc_id": "d1", "text": "x"}\n')).code == 0
-        )
-
-    prebuilt(build)
-    return Path("test.duckdb").resolve()
+    return small_database(cli, write, prebuilt)
 
 
 def _big_run_with_bad_line(bad_line: int, total: int) -> str:

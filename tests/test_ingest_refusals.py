@@ -16,28 +16,16 @@ import pytest
 
 from tests.conftest import CliResult
 from tests.fixtures_databases import Prebuilt
-from tests.ingest_helpers import snapshot
+from tests.ingest_helpers import small_database, snapshot
 
 Cli = Callable[..., CliResult]
 Writer = Callable[[str, str | bytes], Path]
-
-GOOD_RUN = "q1 Q0 d1 1 2.0 good\nq1 Q0 d2 2 1.0 good\nq2 Q0 d3 1 5.0 good\n"
 
 
 @pytest.fixture
 def db(cli: Cli, write: Writer, prebuilt: Prebuilt) -> Path:
     """A database holding one run 'good', qrels, queries and docs."""
-
-    def build() -> None:
-        assert cli("ingest", "run", write("good.trec", GOOD_RUN)).code == 0
-        assert cli("ingest", "qrels", write("good.qrels", "q1 0 d1 2\n")).code == 0
-        assert cli("ingest", "queries", write("topics.tsv", "q1\tfirst\nq2\tsecond\n")).code == 0
-        assert (
-            cli("ingest", "docs", write("docs.jsonl", '{"doc_id": "d1", "text": "x"}\n')).code == 0
-        )
-
-    prebuilt(build)
-    return Path("test.duckdb").resolve()
+    return small_database(cli, write, prebuilt)
 
 
 def refused(cli: Cli, db: Path, *args: Any) -> str:
