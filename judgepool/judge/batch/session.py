@@ -147,19 +147,10 @@ async def _collect(
         if r.batch_id is not None
     ]
     if wait and any(not r.finished for r in created):
-        bar = waiting(sum(r.requests for r in created)) if waiting is not None else None
-        try:
-            created = await wait_for(store, clients, created, poll, bar)
-        finally:
-            if bar is not None:
-                bar.close()
+        created = await _wait(store, clients, created, poll, waiting)
     pools = _pools([r for r in created if r.finished])
     before = [pool_summary(store, key) for key in pools]
-    for row in created:
-        if row.finished:
-            await collect_one(store, clients.of(row), row, result)
-        else:
-            result.open.append(row)
+    await _collect_finished(store, clients, created, result)
     if retry_failed:
         result.retried = await _retry(store, clients, caps, notify)
         if wait:  # --wait covers the batches the retry just sent: wait for them and collect
@@ -170,19 +161,37 @@ async def _collect(
                 if r.local_id in sent and r.batch_id is not None
             ]
             if fresh:
-                bar = waiting(sum(r.requests for r in fresh)) if waiting is not None else None
-                try:
-                    fresh = await wait_for(store, clients, fresh, poll, bar)
-                finally:
-                    if bar is not None:
-                        bar.close()
-                for row in fresh:
-                    if row.finished:
-                        await collect_one(store, clients.of(row), row, result)
-                    else:
-                        result.open.append(row)
+                fresh = await _wait(store, clients, fresh, poll, waiting)
+                await _collect_finished(store, clients, fresh, result)
     result.judged = [(b, pool_summary(store, key)) for b, key in zip(before, pools, strict=True)]
     return result
+
+
+async def _wait(
+    store: Store,
+    clients: Clients,
+    rows: list[batches.BatchRow],
+    poll: float,
+    waiting: Waiting | None,
+) -> list[batches.BatchRow]:
+    """`rows` once finished (or given up on), with the progress bar `waiting` makes, if any."""
+    bar = waiting(sum(r.requests for r in rows)) if waiting is not None else None
+    try:
+        return await wait_for(store, clients, rows, poll, bar)
+    finally:
+        if bar is not None:
+            bar.close()
+
+
+async def _collect_finished(
+    store: Store, clients: Clients, rows: list[batches.BatchRow], result: Collection
+) -> None:
+    """Collect each finished batch of `rows` into `result`; the others are listed as open."""
+    for row in rows:
+        if row.finished:
+            await collect_one(store, clients.of(row), row, result)
+        else:
+            result.open.append(row)
 
 
 def _pools(rows: list[batches.BatchRow]) -> list[PoolSpec]:
