@@ -71,6 +71,21 @@ Interval = tuple[float, float]
 _ZERO_SE = 1e-12
 
 
+def flat(se: float, *values: NDArray[np.float64]) -> bool:
+    """Whether `se` is zero up to rounding against the size of `values`: then no interval is
+    given, as a zero width is a certainty that a few audited queries cannot give."""
+    scale = max(1.0, *(float(np.abs(v).max()) for v in values))
+    return se <= _ZERO_SE * scale
+
+
+def flat_reason(n: int) -> str:
+    """What is said instead of an interval when `flat` holds."""
+    return (
+        f"nothing varies across the {n} audited queries and the judge's values: the "
+        "interval would have zero width, a certainty so few queries cannot give"
+    )
+
+
 @dataclass(frozen=True)
 class Method:
     """How lam is tuned (when not given), which variance and which quantile (module docstring).
@@ -294,15 +309,8 @@ def ppi_mean(
     estimate = weight * float(f.mean()) + float((y - weight * fa).mean())
     judged, residual, cross = variance_terms(method, weight, y, fa, f)
     se = math.sqrt(max(0.0, (judged + cross) / size + residual / n))
-    scale = max(1.0, float(np.abs(f).max()), float(np.abs(y).max()))
-    if se <= _ZERO_SE * scale:
-        return _no_number(
-            n,
-            size,
-            alpha,
-            f"nothing varies across the {n} audited queries and the judge's values: the "
-            "interval would have zero width, a certainty so few queries cannot give",
-        )
+    if flat(se, f, y):
+        return _no_number(n, size, alpha, flat_reason(n))
     half = quantile(method, alpha, n) * se
     return PPIEstimate(estimate, (estimate - half, estimate + half), weight, n, size, alpha)
 

@@ -59,12 +59,18 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from judgepool.errors import UsageError
-from judgepool.metrics.ppi import ALPHA, PPIEstimate, check_alpha, finite, positions
+from judgepool.metrics.ppi import (
+    ALPHA,
+    PPIEstimate,
+    check_alpha,
+    finite,
+    flat,
+    flat_reason,
+    positions,
+)
 from judgepool.stats.tdist import t_quantile
 
 Interval = tuple[float, float]
-# A standard error this small against the values' scale is rounding, not information.
-_ZERO_SE = 1e-12
 
 
 @dataclass(frozen=True)
@@ -257,16 +263,8 @@ def corrected_ratio(
     theta = num / den
     parts = _parts(lam_u * a - theta * lam_v * b, u - theta * v, at, den, pi, design_floor)
     se = math.sqrt(parts.judge + parts.audit)
-    scale = max(1.0, float(np.abs(a).max()), float(np.abs(u).max()))
-    if se <= _ZERO_SE * scale:
-        return _none(
-            n,
-            size,
-            alpha,
-            f"nothing varies across the {n} audited queries and the judge's values: the "
-            "interval would have zero width, a certainty so few queries cannot give",
-            judge,
-        )
+    if flat(se, a, u):
+        return _none(n, size, alpha, flat_reason(n), judge)
     df = float(n - 1) if quantile == "t" else parts.df
     clipped = False
     if bounds is not None and not bounds[0] <= theta <= bounds[1]:
