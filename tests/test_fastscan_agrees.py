@@ -202,3 +202,43 @@ def test_a_score_the_csv_reader_reads_is_the_exact_readers_double(
     fast = found[0].column("score").to_pylist()[0]
     exact = read_trec_run(path).scores[0]
     assert repr(fast) == repr(exact)
+
+
+_RUN_LINES = b"q1 Q0 d1 1 2.5 t\nq1 Q0 d2 2 1.5 t\nq2 Q0 d1 1 0.5 t\n"
+
+
+@pytest.mark.parametrize(
+    ("framing", "readable"),
+    [
+        ("one member", True),
+        ("two members", True),  # `cat a.gz b.gz`: gzip reads both, so must the scan
+        ("zero padding", True),  # tape-style padding after the last member is ignored
+        ("cut short", False),
+        ("garbage after", False),
+    ],
+)
+def test_the_scan_reads_a_gzip_file_as_the_gzip_module_does(
+    tmp_path: Path, framing: str, readable: bool
+) -> None:
+    half = _RUN_LINES.index(b"q2")
+    data = {
+        "one member": gzip.compress(_RUN_LINES),
+        "two members": gzip.compress(_RUN_LINES[:half]) + gzip.compress(_RUN_LINES[half:]),
+        "zero padding": gzip.compress(_RUN_LINES) + b"\0" * 512,
+        "cut short": gzip.compress(_RUN_LINES)[:-6],
+        "garbage after": gzip.compress(_RUN_LINES) + b"PK\x03\x04 not gzip",
+    }[framing]
+    path = tmp_path / "r.trec.gz"
+    path.write_bytes(data)
+    found = scan_run(path)
+    try:
+        expected = gzip.decompress(data)
+    except (OSError, EOFError):
+        expected = None
+    assert (expected is not None) == readable
+    if not readable:
+        assert found is None  # the exact reader then says what is wrong with the file
+        return
+    assert found is not None
+    assert found[0].column("doc_id").to_pylist() == ["d1", "d2", "d1"]
+    assert found[0].num_rows == expected.count(b"\n")

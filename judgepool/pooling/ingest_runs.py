@@ -18,8 +18,10 @@ and two that would get the same name are refused.
 
 from __future__ import annotations
 
+import os
 import unicodedata
 from collections.abc import Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -30,7 +32,7 @@ from judgepool.pooling.io.formats import check_readable, detect_format, is_gzip
 from judgepool.pooling.io.parquet_runs import load_parquet_run
 from judgepool.pooling.io.readers import RunColumns, read_jsonl_run, read_trec_run
 from judgepool.pooling.io.sniff import wrong_kind_hints
-from judgepool.pooling.run_order import rank_runs
+from judgepool.pooling.run_order import from_numpy, rank_runs
 from judgepool.pooling.store.connection import Store, utcnow
 from judgepool.pooling.store.sql import registered, scratch
 
@@ -135,15 +137,21 @@ def _raw_size(path: Path) -> int:
         return max(int.from_bytes(fh.read(4), "little"), 4 * size)
 
 
-def _batches(paths: Sequence[Path]) -> list[list[int]]:
-    """The files in consecutive groups of about `_BATCH_BYTES` of text, parsed together: many
-    small runs share one read and one set of checks; a large one is parsed alone, which bounds
-    the memory an ingest takes beyond its parsed runs."""
+def _workers() -> int:
+    """How many batches are parsed at once: one per core, at most 4."""
+    return max(1, min(4, os.cpu_count() or 1))
+
+
+def _batches(sizes: Sequence[int], workers: int) -> list[list[int]]:
+    """The files in consecutive groups parsed together: many small runs share one read and one
+    set of checks. A group holds at most `_BATCH_BYTES / workers` of text, and small inputs are
+    cut into about two groups per worker so that every core gets work; a file larger than that
+    is a group alone."""
+    budget = max(1, min(_BATCH_BYTES // workers, -(-sum(sizes) // (2 * workers))))
     batches: list[list[int]] = []
-    held = _BATCH_BYTES
-    for i, path in enumerate(paths):
-        size = _raw_size(path)
-        if held + size > _BATCH_BYTES:
+    held = budget
+    for i, size in enumerate(sizes):
+        if held + size > budget:
             batches.append([])
             held = 0
         batches[-1].append(i)
@@ -168,6 +176,41 @@ def _parse_batch(
     return [(r.table, r.queries, tag) for r, (_, tag) in zip(ranked, read, strict=True)]
 
 
+Parsed = list[tuple["pa.Table", int, str | None]]
+
+
+def _parse_all(
+    files: Sequence[Path], formats: Sequence[str], sizes: Sequence[int], workers: int
+) -> list[Parsed]:
+    """Every batch parsed, on `workers` threads (the decompression, Arrow's reader and kernels,
+    numpy's sorts and DuckDB all let other threads run): batches start in order while the text
+    in flight stays under `_BATCH_BYTES`, or alone when one is larger. When batches fail, the
+    error raised is the first file's in the order given, as a one-by-one parse would raise."""
+    batches = _batches(sizes, workers)
+    weight = [sum(sizes[i] for i in batch) for batch in batches]
+    done: dict[int, Future[Parsed]] = {}
+    running: dict[Future[Parsed], int] = {}
+    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="judgepool-parse") as pool:
+        for b, batch in enumerate(batches):
+            while running and (
+                len(running) >= workers
+                or sum(weight[i] for i in running.values()) + weight[b] > _BATCH_BYTES
+            ):
+                finished, _ = wait(running, return_when=FIRST_COMPLETED)
+                for future in finished:
+                    done[running.pop(future)] = future
+            if any(future.exception() is not None for future in done.values()):
+                break  # a batch failed: start nothing more
+            future = pool.submit(
+                _parse_batch, [files[i] for i in batch], [formats[i] for i in batch]
+            )
+            running[future] = b
+        for future, b in running.items():
+            done[b] = future
+    # result() re-raises the first failed batch's error, in the order the files were given
+    return [done[b].result() for b in sorted(done)]
+
+
 def parse_runs(
     paths: Sequence[str | Path], fmt: str | None = None, origins: Sequence[str | None] = ()
 ) -> list[ParsedRun]:
@@ -179,13 +222,19 @@ def parse_runs(
         check_readable(path)
         with wrong_kind_hints(path, "run"):
             formats.append(detect_format(path, "run", fmt))
-    parsed: list[ParsedRun] = []
-    for batch in _batches(files):
-        found = _parse_batch([files[i] for i in batch], [formats[i] for i in batch])
-        for i, (table, queries, tag) in zip(batch, found, strict=True):
-            origin = (origins[i] if i < len(origins) else None) or str(files[i].resolve())
-            parsed.append(ParsedRun(files[i], formats[i], table, queries, tag, origin))
-    return parsed
+    sizes = [_raw_size(path) for path in files]
+    found = [run for parsed in _parse_all(files, formats, sizes, _workers()) for run in parsed]
+    return [
+        ParsedRun(
+            files[i],
+            formats[i],
+            table,
+            queries,
+            tag,
+            (origins[i] if i < len(origins) else None) or str(files[i].resolve()),
+        )
+        for i, (table, queries, tag) in enumerate(found)
+    ]
 
 
 def parse_run(path: str | Path, fmt: str | None = None, origin: str | None = None) -> ParsedRun:
@@ -203,12 +252,21 @@ def _name_of(parsed: ParsedRun, name: str | None) -> tuple[str, str | Remedy]:
     return check_run_name(default_run_name(parsed.path)), "named by their file name"
 
 
-def _row_groups(table: pa.Table) -> pa.Table:
-    """The table in batches of one DuckDB row group each: the insert then compresses and
-    writes several row groups at once, on every core, instead of scanning one batch alone."""
+def _all_rows(runs: Sequence[ParsedRun], first_key: int) -> pa.Table:
+    """Every run's rows with its run_key (`first_key`, then the next ones), in batches of one
+    DuckDB row group each: one insert then compresses and writes several row groups at once,
+    on every core, instead of one small insert per run."""
+    import numpy as np
     import pyarrow as pa
 
-    return pa.Table.from_batches(table.to_batches(max_chunksize=_ROW_GROUP), table.schema)
+    parts = [
+        parsed.table.select(["qid", "doc_id", "score", "rank"]).add_column(
+            0, "run_key", from_numpy(np.full(parsed.table.num_rows, key, np.int32), pa.int32())
+        )
+        for key, parsed in enumerate(runs, first_key)
+    ]
+    rows = pa.concat_tables(parts)
+    return pa.Table.from_batches(rows.to_batches(max_chunksize=_ROW_GROUP), rows.schema)
 
 
 def store_runs(store: Store, runs: Sequence[tuple[str, ParsedRun]]) -> list[RunIngested]:
@@ -218,27 +276,38 @@ def store_runs(store: Store, runs: Sequence[tuple[str, ParsedRun]]) -> list[RunI
     with store.write(create=True) as con:
         # fetchall: a result left unfinished would stop the registrations below.
         ((last,),) = con.execute("SELECT coalesce(max(run_key), 0) FROM runs").fetchall()
-        key = int(last)
-        for name, parsed in runs:
-            key += 1
-            rows = parsed.table.num_rows
-            with registered(con, "_run_arrow", _row_groups(parsed.table)):
-                found = con.execute("SELECT run_key FROM runs WHERE name = ?", [name]).fetchall()
-                old = found[0] if found else None
+        names = [name for name, _ in runs]
+        old = dict(
+            con.execute(
+                "SELECT name, run_key FROM runs WHERE list_contains(?, name)", [names]
+            ).fetchall()
+        )
+        rows = _all_rows([parsed for _, parsed in runs], int(last) + 1)
+        # Row groups may be written in any order (each run is stored rank first within its
+        # row groups, and every reader orders what it reads): both cores compress at once.
+        con.execute("SET preserve_insertion_order = false")
+        try:
+            with registered(con, "_run_arrow", rows):
                 con.execute(
-                    "INSERT INTO run_rows SELECT ?, qid, doc_id, score, rank FROM _run_arrow", [key]
+                    "INSERT INTO run_rows SELECT run_key, qid, doc_id, score, rank FROM _run_arrow"
                 )
-            if old is not None:
-                con.execute("DELETE FROM run_rows WHERE run_key = ?", [old[0]])
-                con.execute("DELETE FROM runs WHERE name = ?", [name])
+        finally:
+            con.execute("RESET preserve_insertion_order")
+        if old:
+            con.execute(
+                "DELETE FROM run_rows WHERE list_contains(?, run_key)", [list(old.values())]
+            )
+            con.execute("DELETE FROM runs WHERE list_contains(?, name)", [list(old)])
+        for key, (name, parsed) in enumerate(runs, int(last) + 1):
+            rows_in = parsed.table.num_rows
             con.execute(
                 "INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?)",
-                [name, key, parsed.origin, parsed.format, rows, parsed.queries, now],
+                [name, key, parsed.origin, parsed.format, rows_in, parsed.queries, now],
             )
             resolved = str(parsed.path.resolve())
             shown = str(parsed.path) if parsed.origin == resolved else parsed.origin
             done.append(
-                RunIngested(name, shown, parsed.format, rows, parsed.queries, old is not None)
+                RunIngested(name, shown, parsed.format, rows_in, parsed.queries, name in old)
             )
     return done
 

@@ -23,10 +23,11 @@ Every check runs over the whole file at once, never per row in Python:
 
 from __future__ import annotations
 
+import zlib
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from judgepool.pooling.io.formats import open_binary
+from judgepool.pooling.io.formats import GZIP_MAGIC
 from judgepool.pooling.io.values import INTEGER, SQL_BAD_ID
 
 if TYPE_CHECKING:
@@ -38,13 +39,32 @@ _PRINTABLE = bytes(range(0x21, 0x7F)) + b"\n"
 _BOM = b"\xef\xbb\xbf"
 
 
+def _gunzip(raw: bytes) -> bytes | None:
+    """Every member of a gzip stream, decompressed in whole-buffer calls (zlib lets other threads
+    run meanwhile, which `gzip.open(...).read()` in small pieces barely does), or None when the
+    stream is cut short or corrupt. Zero bytes after the last member are padding, as for gzip."""
+    parts = []
+    while raw:
+        member = zlib.decompressobj(wbits=31)
+        try:
+            parts.append(member.decompress(raw))
+        except zlib.error:
+            return None
+        if not member.eof:
+            return None
+        raw = member.unused_data
+        if not raw.strip(b"\0"):
+            break
+    return b"".join(parts)
+
+
 def _bytes(path: Path) -> bytes | None:
     """The file's bytes (decompressed when it is gzip), or None when they cannot be read."""
     try:
-        with open_binary(path) as fh:
-            return fh.read()
-    except (OSError, EOFError):  # a corrupt stream: the exact reader will say where
+        raw = path.read_bytes()
+    except OSError:  # the exact reader will say what
         return None
+    return _gunzip(raw) if raw.startswith(GZIP_MAGIC) else raw
 
 
 def _separator(data: bytes) -> bytes | None:
