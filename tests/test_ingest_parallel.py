@@ -1,7 +1,7 @@
 """Runs given together are parsed on several threads, and nothing about the result shows it.
 
-The same database row for row as one file at a time; the error of the first bad file in the
-order given, whichever thread finishes first; the text in flight bounded as before.
+The same database row for row as one file at a time; the same refusal as a parse on one thread,
+whichever thread finishes first; the text in flight bounded as before.
 """
 
 from __future__ import annotations
@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from judgepool.pooling.ingest_runs import _BATCH_BYTES, _batches, parse_runs
+from judgepool.errors import InputError
+from judgepool.pooling.ingest_runs import _BATCH_BYTES, _batches, _parse_all, parse_runs
 from judgepool.pooling.store.connection import Store
 from tests.conftest import CliResult
 from tests.ingest_helpers import snapshot
@@ -61,20 +62,29 @@ def test_many_runs_at_once_are_stored_as_one_at_a_time(
     assert len(together) == 9 * 30 * 40
 
 
-def test_the_first_bad_file_in_the_order_given_is_the_one_named(cli: Cli, write: Writer) -> None:
+def test_a_refusal_does_not_depend_on_which_thread_finishes_first(cli: Cli, write: Writer) -> None:
     good = [write(f"ok{i}.trec", _run_text(i)) for i in range(4)]
     assert cli("ingest", "run", str(good[0])).code == 0
     before = snapshot(Path("test.duckdb"))
-    # The first bad file is cheap to refuse; the second is large and fails at its last line,
-    # so a parse that raised whichever finished first would name the second one.
+    # One bad file is cheap to refuse; the other is large and fails at its last line: a parse
+    # that raised whichever error came first would name the cheap one now and then.
     twice = write("twice.trec", "q1 Q0 d1 1 2.0 t\nq1 Q0 d1 2 1.0 t\n")
     late = write("late.trec", _run_text(99, queries=200) + "q1 Q0 dx 1 abc t\n")
-    for order in ([good[1], twice, good[2], late], [late, good[1], twice, good[3]]):
+    for order in ([good[1], late, good[2], twice], [twice, good[1], good[2], late]):
+        formats = ["trec"] * len(order)
+        sizes = [path.stat().st_size for path in order]
+        assert len(_batches(sizes, 2)) > 1
+        with pytest.raises(InputError) as alone:
+            _parse_all(order, formats, sizes, workers=1)
+        for _ in range(3):
+            with pytest.raises(InputError) as threaded:
+                _parse_all(order, formats, sizes, workers=2)
+            assert str(threaded.value) == str(alone.value)
+        first_bad = next(path for path in order if path in (twice, late))
+        assert str(first_bad) in str(alone.value)
         done = cli("ingest", "run", *map(str, order))
         assert done.code != 0
-        first_bad = next(path for path in order if path in (twice, late))
-        message = done.err.splitlines()[0]
-        assert str(first_bad) in message, message
+        assert str(first_bad) in done.err.splitlines()[0]
         assert snapshot(Path("test.duckdb")) == before  # nothing of the good files either
 
 
@@ -86,6 +96,8 @@ def test_the_text_in_flight_stays_bounded() -> None:
     assert sorted(i for batch in batches for i in batch) == list(range(16))
     assert len(batches) == 4  # about two batches per worker
     assert all(sum(small[i] for i in batch) <= _BATCH_BYTES // 2 for batch in batches)
+    near = [int(_BATCH_BYTES // 2 * 0.9)] * 10  # two of these would pass a worker's share
+    assert _batches(near, 2) == [[i] for i in range(10)]
 
 
 def test_parsing_on_threads_gives_the_parse_of_one_thread(write: Writer) -> None:

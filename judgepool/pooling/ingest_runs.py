@@ -144,18 +144,22 @@ def _workers() -> int:
 
 def _batches(sizes: Sequence[int], workers: int) -> list[list[int]]:
     """The files in consecutive groups parsed together: many small runs share one read and one
-    set of checks. A group holds at most `_BATCH_BYTES / workers` of text, and small inputs are
-    cut into about two groups per worker so that every core gets work; a file larger than that
-    is a group alone."""
-    budget = max(1, min(_BATCH_BYTES // workers, -(-sum(sizes) // (2 * workers))))
+    set of checks. There are at least two groups per worker when there are files enough (so
+    that no core waits long for the last one), of about equal text, each under
+    `_BATCH_BYTES / workers` unless a single file is larger."""
+    import math
+
+    total, budget = sum(sizes), max(1, _BATCH_BYTES // workers)
+    count = min(len(sizes), max(2 * workers, math.ceil(total / budget)))
     batches: list[list[int]] = []
-    held = budget
+    held, in_batch, cut = 0, 0, 0.0
     for i, size in enumerate(sizes):
-        if held + size > budget:
+        past_cut = held + size / 2 > cut and len(batches) < count  # its middle is past the cut
+        if not batches or past_cut or in_batch + size > budget:
             batches.append([])
-            held = 0
+            in_batch, cut = 0, total * len(batches) / max(count, 1)
         batches[-1].append(i)
-        held += size
+        held, in_batch = held + size, in_batch + size
     return batches
 
 
@@ -185,7 +189,8 @@ def _parse_all(
     """Every batch parsed, on `workers` threads (the decompression, Arrow's reader and kernels,
     numpy's sorts and DuckDB all let other threads run): batches start in order while the text
     in flight stays under `_BATCH_BYTES`, or alone when one is larger. When batches fail, the
-    error raised is the first file's in the order given, as a one-by-one parse would raise."""
+    error raised is the first failed batch's in the order given: the error a parse on one
+    thread raises, whichever thread finishes first."""
     batches = _batches(sizes, workers)
     weight = [sum(sizes[i] for i in batch) for batch in batches]
     done: dict[int, Future[Parsed]] = {}

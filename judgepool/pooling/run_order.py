@@ -126,11 +126,16 @@ def _listed_twice(rows: pa.Table) -> list[int]:
     from judgepool.pooling.store.sql import registered, scratch
 
     with scratch() as con, registered(con, "_ranked_rows", rows):
+        # Distinct hashes, one per row: no pair is listed twice (a parallel hash aggregate; the
+        # usual answer, so it is the only work done for a good run).
+        ((repeated,),) = con.execute(
+            "SELECT count(*) - count(DISTINCT hash(file, qid, doc_id)) FROM _ranked_rows"
+        ).fetchall()
+        if not repeated:
+            return []
         hashes = con.sql("SELECT hash(file, qid, doc_id) AS h FROM _ranked_rows").to_arrow_table()
         values = np.sort(to_numpy(hashes.column("h"), np.uint64))
         equal = values[1:][values[1:] == values[:-1]]
-        if not len(equal):
-            return []
         # Equal hashes: compare the strings themselves (a collision is not a duplicate).
         found = con.execute(
             "SELECT DISTINCT file FROM _ranked_rows WHERE hash(file, qid, doc_id) IN "
