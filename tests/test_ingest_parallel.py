@@ -106,3 +106,32 @@ def test_parsing_on_threads_gives_the_parse_of_one_thread(write: Writer) -> None
     alone = [parse_runs([path])[0] for path in files]
     assert [run.table.to_pylist() for run in together] == [run.table.to_pylist() for run in alone]
     assert [(run.queries, run.tag) for run in together] == [(r.queries, r.tag) for r in alone]
+
+
+def test_scratch_connections_share_nothing_but_the_engine() -> None:
+    """Parallel parses each get a scratch connection of one in-memory DuckDB: the same names
+    registered or made TEMP on two of them at once do not meet, and nothing outlives its
+    connection."""
+    import threading
+
+    import pyarrow as pa
+
+    from judgepool.pooling.store.sql import registered, scratch
+
+    seen: dict[int, list[int]] = {}
+    both = threading.Barrier(2)
+
+    def use(value: int) -> None:
+        with scratch() as con, registered(con, "_rows", pa.table({"x": [value] * 3})):
+            con.execute("CREATE TEMP TABLE _made AS SELECT x * 10 AS y FROM _rows")
+            both.wait(timeout=30)  # both connections hold their tables now
+            seen[value] = [int(y) for (y,) in con.execute("SELECT y FROM _made").fetchall()]
+
+    workers = [threading.Thread(target=use, args=(v,)) for v in (1, 2)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join(timeout=60)
+    assert seen == {1: [10, 10, 10], 2: [20, 20, 20]}
+    with scratch() as con:
+        assert con.execute("SELECT count(*) FROM duckdb_tables()").fetchall() == [(0,)]
