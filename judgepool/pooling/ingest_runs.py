@@ -44,6 +44,8 @@ _PARQUET = "_ingest_parquet"
 _BATCH_BYTES = 96 << 20
 #: DuckDB's rows per row group.
 _ROW_GROUP = 122_880
+#: The most rows one insert takes: 16 row groups, eight per core on two.
+_INSERT_ROWS = 16 * _ROW_GROUP
 
 
 @dataclass(frozen=True)
@@ -292,10 +294,14 @@ def store_runs(store: Store, runs: Sequence[tuple[str, ParsedRun]]) -> list[RunI
         # row groups, and every reader orders what it reads): both cores compress at once.
         con.execute("SET preserve_insertion_order = false")
         try:
-            with registered(con, "_run_arrow", rows):
-                con.execute(
-                    "INSERT INTO run_rows SELECT run_key, qid, doc_id, score, rank FROM _run_arrow"
-                )
+            # In inserts of at most _INSERT_ROWS: what DuckDB holds while it compresses stays
+            # bounded however many rows come at once.
+            for start in range(0, rows.num_rows, _INSERT_ROWS):
+                with registered(con, "_run_arrow", rows.slice(start, _INSERT_ROWS)):
+                    con.execute(
+                        "INSERT INTO run_rows "
+                        "SELECT run_key, qid, doc_id, score, rank FROM _run_arrow"
+                    )
         finally:
             con.execute("RESET preserve_insertion_order")
         if old:
