@@ -1,10 +1,10 @@
 """Ingest runs (TREC, JSONL or Parquet): parse and rank away from the database, then swap in.
 
 Every file is parsed, checked and ranked away from the database (pooling/io/fastscan.py reads a
-TREC file, pooling/run_order.py ranks; small runs in batches that share one sort); the database's
-write lock is taken only to swap the finished runs in, all in one short transaction, so a judge
-or the dashboard writing meanwhile waits for the swap, never for the parse. Readers see the old
-runs or the new ones, never a half-written or empty one.
+TREC file, pooling/run_order.py ranks; small runs in batches that share one sort, the batches on
+one thread per core); the database's write lock is taken only to swap the finished runs in, all
+in one short transaction, so a judge or the dashboard writing meanwhile waits for the swap, never
+for the parse. Readers see the old runs or the new ones, never a half-written or empty one.
 
 The rank of every row is computed here, once, in trec_eval's order: score descending as a 32-bit
 float (trec_eval keeps scores as C floats, so two scores equal in single precision are a tie),
