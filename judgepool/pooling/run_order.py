@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -160,7 +161,6 @@ def rank_runs(tables: Sequence[pa.Table]) -> tuple[list[Ranked], list[int]]:
     their ranking means nothing: the caller refuses them)."""
     import numpy as np
     import pyarrow as pa
-    import pyarrow.compute as pc
 
     schema = pa.schema([("qid", pa.string()), ("doc_id", pa.string()), ("score", pa.float64())])
     parts = []
@@ -168,8 +168,21 @@ def rank_runs(tables: Sequence[pa.Table]) -> tuple[list[Ranked], list[int]]:
         number = from_numpy(np.full(table.num_rows, i, dtype=np.int32), pa.int32())
         parts.append(table.select(schema.names).cast(schema).append_column("file", number))
     rows = pa.concat_tables(parts).combine_chunks()
+    # The pairs are hashed by DuckDB on a second thread while numpy ranks on this one (both let
+    # the other run): a batch alone on the machine then uses two cores.
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="judgepool-pairs") as side:
+        twice = side.submit(_listed_twice, rows)
+        ranked = _ranked(rows, len(tables))
+    return ranked, twice.result()
+
+
+def _ranked(rows: pa.Table, runs: int) -> list[Ranked]:
+    """Each of the `runs` runs in `rows` (qid, doc_id, score, file), ranked."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
     n = rows.num_rows
-    duplicates = _listed_twice(rows)
     # The qids, a few hundred values over up to millions of rows, stay dictionary-encoded:
     # a quarter of the memory of the strings, and the reordering below moves integers.
     qid = pc.dictionary_encode(rows.column("qid").combine_chunks())
@@ -184,7 +197,7 @@ def rank_runs(tables: Sequence[pa.Table]) -> tuple[list[Ranked], list[int]]:
     lengths = np.diff(np.append(starts, n))
     rank = (np.arange(1, n + 1) - np.repeat(starts, lengths)).astype(np.int32)
     file = to_numpy(rows.column("file"), np.int32)[order]
-    bounds = np.searchsorted(file, np.arange(len(tables) + 1))
+    bounds = np.searchsorted(file, np.arange(runs + 1))
     queries = np.diff(np.searchsorted(starts, bounds))
     by_rank = _rank_major(rank, bounds)
     order, rank = order[by_rank], rank[by_rank]
@@ -198,8 +211,7 @@ def rank_runs(tables: Sequence[pa.Table]) -> tuple[list[Ranked], list[int]]:
         ],
         names=["qid", "doc_id", "score", "rank"],
     )
-    ranked = [
+    return [
         Ranked(ordered.slice(int(a), int(b - a)), int(q))
         for a, b, q in zip(bounds[:-1], bounds[1:], queries, strict=True)
     ]
-    return ranked, duplicates
