@@ -24,6 +24,7 @@ Every check runs over the whole file at once, never per row in Python:
 from __future__ import annotations
 
 import zlib
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -88,16 +89,19 @@ def _found(data: bytes, pattern: str) -> bool:
     return bool(pc.match_substring_regex(whole, pattern)[0].as_py())
 
 
+def _odd_fields(data: bytes, sep: bytes) -> bool:
+    """Whether the bytes hold a trailing separator, a comment line or an empty field (a
+    doubled separator, one at a line's start or end): one RE2 pass over them for all."""
+    s = "\\t" if sep == b"\t" else "\\x20"
+    return _found(data, f"{s}$|\\n#|{s}{s}|\\n{s}|{s}\\n|{s}\\r")
+
+
 def _layout(data: bytes, sep: bytes) -> bool | None:
-    """None when the bytes alone send the file to the exact reader; else whether it is plain:
-    printable ASCII, `sep` and line ends (LF, CRLF) only."""
+    """None when the line ends or the start send the file to the exact reader; else whether
+    it is plain: printable ASCII, `sep` and line ends (LF, CRLF) only. (The fields are
+    `_odd_fields`' to check.)"""
     # Arrow's reader skips a byte order mark: a separator after one is an empty first field.
     if data[:4].removeprefix(_BOM).startswith((sep, b"#")):
-        return None
-    s = "\\t" if sep == b"\t" else "\\x20"
-    # A trailing separator, a comment line, an empty field (a doubled separator, one at a
-    # line's start or end): one pass over the bytes for all.
-    if _found(data, f"{s}$|\\n#|{s}{s}|\\n{s}|{s}\\n|{s}\\r"):
         return None
     returns = data.count(b"\r")
     if returns and returns != data.count(b"\r\n"):
@@ -111,10 +115,6 @@ def _read(
     """The file's columns `keep` as text (`score` as a double, read by Arrow's CSV reader,
     when asked), when the bytes allow the fast path and every field of a file that is not plain
     ASCII holds a character an id may hold."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-    import pyarrow.csv as csv
-
     data = _bytes(path)
     sep = None if data is None else _separator(data)
     if data is None or sep is None:
@@ -122,6 +122,24 @@ def _read(
     plain = _layout(data, sep)
     if plain is None:
         return None
+    # The RE2 pass over the bytes runs beside Arrow's reader (both let other threads run); a
+    # table read from bytes it finds odd is thrown away.
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="judgepool-bytes") as side:
+        odd = side.submit(_odd_fields, data, sep)
+        table = _csv(data, sep, columns, keep if plain else columns, score)
+    if odd.result() or table is None:
+        return None
+    return _checked(table, columns, keep, plain, score)
+
+
+def _csv(
+    data: bytes, sep: bytes, columns: tuple[str, ...], read: tuple[str, ...], score: bool
+) -> pa.Table | None:
+    """Arrow's CSV reader over the bytes: the columns `read`, as text (`score` as a double when
+    asked), or None when it refuses them (a column count, a score it cannot read)."""
+    import pyarrow as pa
+    import pyarrow.csv as csv
+
     try:
         table = csv.read_csv(
             pa.py_buffer(data),
@@ -134,12 +152,24 @@ def _read(
                     **dict.fromkeys(columns, pa.string()),
                     **({"score": pa.float64()} if score else {}),
                 },
-                include_columns=list(keep if plain else columns),
+                include_columns=list(read),
                 strings_can_be_null=False,
             ),
         )
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):  # a column count, a score not read
         return None
+    return table
+
+
+def _checked(
+    table: pa.Table, columns: tuple[str, ...], keep: tuple[str, ...], plain: bool, score: bool
+) -> pa.Table | None:
+    """The columns `keep` of a table read, or None when a value sends the file to the exact
+    reader: no row, a NaN or null score, an id of a file that is not plain ASCII holding a
+    character an id may not hold."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
     if table.num_rows == 0:
         return None
     if score:
