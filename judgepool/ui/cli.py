@@ -21,6 +21,7 @@ import click
 from judgepool.api.store import DEFAULT_DB, ENV_DB, Store
 from judgepool.errors import JudgepoolError
 from judgepool.host import host_error, whole_writes_to_stdout
+from judgepool.ui.leave import leave
 from judgepool.ui.reporting import debug_enabled, report_error
 
 # numpy's OpenBLAS, before anything imports numpy: judgepool's matrix products are small (a
@@ -130,7 +131,19 @@ def _databases(argv: list[str] | None) -> list[Path]:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Entry point of the `judgepool` console script."""
+    """Entry point of the `judgepool` console script (`argv` None: the process's own command
+    line, and the process ends with the command, see ui/leave.py); `main(ARGS)` runs `judgepool
+    ARGS` inside the caller's process and raises SystemExit with its status."""
+    try:
+        _run(argv)
+    except SystemExit as done:
+        if argv is not None:
+            raise
+        leave(done.code)
+
+
+def _run(argv: list[str] | None) -> None:
+    """Run the command line; always ends in SystemExit with the exit status."""
     whole_writes_to_stdout()  # a disk that fills under our output is an error, not a short file
     try:
         code = cli.main(args=argv, prog_name="judgepool", standalone_mode=False)
