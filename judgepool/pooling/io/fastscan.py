@@ -10,9 +10,9 @@ ranking, which hashes every pair (pooling/run_order.py), so they cost nothing mo
 
 Every check runs over the whole file at once, never per row in Python:
 - the bytes: one `translate` tells a file of printable ASCII (then no field can hold whitespace
-  or a control character), a few `find`s an empty field (a separator doubled, or at a line's
-  start or end), a comment line, or a lone carriage return (which Arrow would take for a line
-  end and trec_eval for a separator);
+  or a control character), two counts a lone carriage return (which Arrow would take for a line
+  end and trec_eval for a separator), and one RE2 pass, on a second thread while Arrow reads the
+  file, an empty field (a separator doubled, or at a line's start or end) or a comment line;
 - the fields: a file that is not plain ASCII has every field matched against the class of
   characters an id may not hold (one RE2 pass per column); grades are matched against their
   syntax, then cast by Arrow; scores are read as doubles by Arrow's CSV reader, which rounds a
