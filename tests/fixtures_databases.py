@@ -53,11 +53,10 @@ def _is_duckdb(path: Path) -> bool:
 def relocate(db: Path, old: Path, new: Path) -> None:
     """Rewrite the folder `old` and every `old/...` path recorded in the database `db` to `new`:
     in each text and JSON column of each table, whatever the schema holds now."""
-    import duckdb
-
     folder = {"old": str(old), "new": str(new), "was": f"{old}/", "now": f"{new}/"}
-    con = duckdb.connect(str(db))
-    try:
+    # Through the store's own open path (an attach, ~5 ms; a connect of its own is ~30 ms):
+    # one transaction, and the file is the judgepool database it must be.
+    with Store(db).write() as con:
         columns = con.execute(
             "SELECT table_name, column_name FROM duckdb_columns() "
             "WHERE database_name = current_database() AND schema_name = 'main' "
@@ -80,16 +79,12 @@ def relocate(db: Path, old: Path, new: Path) -> None:
         found = con.execute(
             f"SELECT * FROM ({counts}) WHERE #3 > 0", {"old": folder["old"], "was": folder["was"]}
         ).fetchall()
-        con.execute("BEGIN TRANSACTION")
         for table, column, _ in found:
             con.execute(
                 f'UPDATE "{table}" SET "{column}" = CASE WHEN {text(column)} = $old THEN $new '
                 f"ELSE replace({text(column)}, $was, $now) END WHERE {holds(column)}",
                 folder,
             )
-        con.execute("COMMIT")
-    finally:
-        con.close()
 
 
 class Prebuilt:
