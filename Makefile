@@ -9,6 +9,11 @@ TORCH ?= torch==2.13.0
 export LITELLM_LOCAL_MODEL_COST_MAP := True
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
+# Bytecode is cached, as Python does by default: some containers (this one, and so CI) set
+# PYTHONDONTWRITEBYTECODE=1, and then every process compiles every module it imports from source:
+# each pytest worker's collection took 11 CPU s instead of 5, and each judge the tests start paid
+# it again. The caches are the ignored __pycache__ folders.
+unexport PYTHONDONTWRITEBYTECODE
 
 .PHONY: setup demo check check-all lint deadcode typecheck test test-slow bench
 
