@@ -9,6 +9,11 @@ TORCH ?= torch==2.13.0
 export LITELLM_LOCAL_MODEL_COST_MAP := True
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
+# Bytecode is cached, as Python does by default: some containers (this one, and so CI) set
+# PYTHONDONTWRITEBYTECODE=1, and then every process compiles every module it imports from source:
+# each pytest worker's collection took 11 CPU s instead of 5, and each judge the tests start paid
+# it again. The caches are the ignored __pycache__ folders.
+unexport PYTHONDONTWRITEBYTECODE
 
 .PHONY: setup demo check check-all lint deadcode typecheck test test-slow bench
 
@@ -42,8 +47,11 @@ typecheck: setup
 
 # The gate: every test not marked slow (a few minutes). The slow ones (browsers, killed
 # processes, the demo, TREC DL end to end, property tests) run with `make test-slow`; CI runs both.
-# Both run on two workers (pytest-xdist; CI has two cores) and end with the 20 slowest tests.
-test test-slow: export PYTEST_ADDOPTS += -n 2 --durations=20
+# Both end with the 20 slowest tests. The gate runs on two workers (pytest-xdist; CI has two
+# cores): its tests keep the cores busy. The slow tests mostly wait on other processes, browsers,
+# servers and paused judges (about half of each worker's time), so four workers overlap the waits.
+test: export PYTEST_ADDOPTS += -n 2 --durations=20
+test-slow: export PYTEST_ADDOPTS += -n 4 --durations=20
 
 test: setup
 	$(PY) -m pytest -m "not slow"

@@ -17,6 +17,7 @@ The passage of q1-d00 is Markdown and HTML on purpose: the Audit page must show 
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import re
@@ -131,19 +132,33 @@ APP = Path(__file__).resolve().parent.parent / "judgepool" / "ui" / "app.py"
 PAGES = ("runs", "compare", "audit", "export")
 
 
-def open_page(page: str, timeout: float = 60, tab: str | None = None) -> Any:
-    """An AppTest of the dashboard (JUDGEPOOL_DB = the test's database), run on `page`; `tab`:
-    the Audit page's tab to open (only the open tab is drawn), as a person clicks it."""
+def new_app(timeout: float = 60) -> Any:
+    """A new AppTest of the dashboard (not run yet).
+
+    Each new AppTest scans every installed distribution's metadata for Streamlit components
+    (about 0.3 s of CPU, ~440 packages); a served dashboard scans once at start-up. What is
+    installed does not change during a test session, so the first scan's result serves the
+    rest (the scan is Streamlit's own function, its result kept)."""
+    from streamlit.components.v2 import manifest_scanner
     from streamlit.testing.v1 import AppTest
 
+    scan = manifest_scanner.scan_component_manifests
+    if not hasattr(scan, "cache_info"):
+        manifest_scanner.scan_component_manifests = functools.cache(scan)
     # AppTest builds its session state outside a script run, which Streamlit logs as a warning
     # meant for bare-mode scripts; it says nothing about the app.
     logging.getLogger("streamlit.runtime.scriptrunner_utils.script_run_context").setLevel(
         logging.ERROR
     )
+    return AppTest.from_file(str(APP), default_timeout=timeout)
+
+
+def open_page(page: str, timeout: float = 60, tab: str | None = None) -> Any:
+    """An AppTest of the dashboard (JUDGEPOOL_DB = the test's database), run on `page`; `tab`:
+    the Audit page's tab to open (only the open tab is drawn), as a person clicks it."""
     if page not in PAGES:
         raise ValueError(f"no page {page!r}")
-    at = AppTest.from_file(str(APP), default_timeout=timeout)
+    at = new_app(timeout)
     at.run()
     if page != "runs":
         at.switch_page(f"dashboard/{page}.py").run()

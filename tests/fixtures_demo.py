@@ -47,6 +47,18 @@ class DemoRun:
         return Path(f"{self.db}.cache") / "offline-embeddings"
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The demo run is the slow suite's longest chain (the run, about 1.5 min on two workers,
+    then README's session from its cache): the first test that asks for it goes first, so the
+    run starts at once, and the others that read it go last, so no worker sits waiting for it
+    while other tests are left. Every worker sorts the same collection the same way."""
+    readers = [item for item in items if "demo_run" in getattr(item, "fixturenames", ())]
+    if not readers:
+        return
+    first, rest = readers[0], set(readers[1:])
+    items[:] = [first, *(i for i in items if i is not first and i not in rest), *readers[1:]]
+
+
 def _shared_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The folder every worker of this session sees (the parent of a worker's own basetemp)."""
     base = tmp_path_factory.getbasetemp()

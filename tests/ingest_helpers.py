@@ -7,6 +7,7 @@ import hashlib
 from collections.abc import Callable
 from pathlib import Path
 
+from judgepool.pooling.store.connection import Store
 from tests.conftest import CliResult
 from tests.fixtures_databases import Prebuilt
 
@@ -31,16 +32,15 @@ def small_database(
 
 
 def snapshot(db: Path) -> str:
-    """A digest of every row of every table, to prove a failed ingest changed nothing."""
-    import duckdb
-
-    con = duckdb.connect(str(db), read_only=True)
-    try:
+    """A digest of every row of every table, to prove a failed ingest changed nothing (read
+    through the store's own open path: a connection of its own costs ~30 ms, six times more)."""
+    with Store(db).read() as con:
         digest = hashlib.sha256()
         tables = [
             r[0]
             for r in con.execute(
-                "SELECT table_name FROM information_schema.tables ORDER BY table_name"
+                "SELECT table_name FROM information_schema.tables "
+                "WHERE table_catalog = current_database() ORDER BY table_name"
             ).fetchall()
         ]
         for table in tables:
@@ -48,5 +48,3 @@ def snapshot(db: Path) -> str:
             digest.update(table.encode())
             digest.update(repr(sorted(map(repr, rows))).encode())
         return digest.hexdigest()
-    finally:
-        con.close()

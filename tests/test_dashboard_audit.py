@@ -20,7 +20,7 @@ from judgepool.pooling.audit.overrides import override_label
 from judgepool.pooling.export import export_labels
 from judgepool.pooling.pool import pool_summary
 from judgepool.pooling.store.connection import Store
-from tests.dashboard_db import JUDGE, TRICKY_PASSAGE, doc, open_page, plain, texts_of
+from tests.dashboard_db import JUDGE, TRICKY_PASSAGE, doc, new_app, open_page, plain, texts_of
 
 
 def pairs(listing: Any) -> list[tuple[str, str]]:
@@ -200,11 +200,7 @@ def test_page_agreement_and_sample_progress(store: Store) -> None:
 
 
 def test_a_link_opens_a_pair(store: Store) -> None:
-    from streamlit.testing.v1 import AppTest
-
-    from tests.dashboard_db import APP
-
-    at = AppTest.from_file(str(APP), default_timeout=60)
+    at = new_app()
     at.run()
     at.query_params.update({"qid": "q1", "doc_id": "q1-d11"})
     at.switch_page("dashboard/audit.py").run()

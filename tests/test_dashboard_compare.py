@@ -17,6 +17,7 @@ from tests.dashboard_db import (
     WEAK_ORDER,
     charts,
     frames,
+    new_app,
     open_page,
     plain,
     run_text,
@@ -144,11 +145,7 @@ def test_holes_show_as_holes_in_the_rankings(store: Store) -> None:
 
 
 def test_a_link_opens_a_comparison_and_a_query(store: Store) -> None:
-    from streamlit.testing.v1 import AppTest
-
-    from tests.dashboard_db import APP
-
-    at = AppTest.from_file(str(APP), default_timeout=60)
+    at = new_app()
     at.run()
     at.query_params.update({"baseline": "cand", "candidate": ["base", "nope"], "query": "q2"})
     at.switch_page("dashboard/compare.py").run()

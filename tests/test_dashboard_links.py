@@ -9,14 +9,12 @@ from typing import Any
 import pytest
 
 from judgepool.pooling.store.connection import Store
-from tests.dashboard_db import APP, JUDGE, charts, frames, open_page, plain, texts_of
+from tests.dashboard_db import JUDGE, charts, frames, new_app, open_page, plain, texts_of
 
 
 def opened(page: str, params: dict[str, Any]) -> Any:
     """The app opened on `page` from a link with `params` (what a browser does)."""
-    from streamlit.testing.v1 import AppTest
-
-    at = AppTest.from_file(str(APP), default_timeout=60)
+    at = new_app()
     at.query_params.update(params)
     if page != "runs":
         at.switch_page(f"dashboard/{page}.py")

@@ -1,9 +1,10 @@
 """`eval`, `compare` and `report` open the database file once: their reads share one
 connection (a start-up cost).
 
-Each open of a DuckDB file costs a connect and a schema check (~30 ms); `eval` on a small
-database is mostly start-up, so its reads (rankings, labels, judge labels, canaries, groups)
-share the read connection the verb holds.
+Each open of a DuckDB file costs an attach and a schema check (~5 ms; a connect of its own
+cost ~30 ms); `eval` on a small database is mostly start-up, so its reads (rankings, labels,
+judge labels, canaries, groups) share the read connection the verb holds. An open is counted
+where the store attaches the file, and anywhere a file is connected to directly.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import pytest
 
 from judgepool.api.evaluate import evaluate
 from judgepool.api.store import Store
+from judgepool.pooling.store import connection
 from tests.conftest import CliResult
 
 Cli = Callable[..., CliResult]
@@ -34,13 +36,19 @@ def _two_runs(cli: Cli, write: Writer) -> None:
 def _counting_opens(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     opened: list[str] = []
     connect = duckdb.connect
+    attach = connection._attach
 
     def counting(database: str, *args: Any, **kwargs: Any) -> duckdb.DuckDBPyConnection:
         if database != ":memory:":
             opened.append(database)
         return connect(database, *args, **kwargs)
 
+    def counting_attach(path: Path, read_only: bool) -> Any:
+        opened.append(str(path))
+        return attach(path, read_only)
+
     monkeypatch.setattr(duckdb, "connect", counting)
+    monkeypatch.setattr(connection, "_attach", counting_attach)
     return opened
 
 

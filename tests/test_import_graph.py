@@ -14,6 +14,7 @@ TYPE_CHECKING too (an `if TYPE_CHECKING` import is still a dependency a reader m
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 from tests.conftest import PKG
@@ -47,8 +48,10 @@ def _modules() -> dict[str, Path]:
     return {_module_name(p): p for p in sorted(PKG.rglob("*.py"))}
 
 
+@functools.cache
 def _graph() -> dict[str, set[str]]:
-    """module -> the judgepool modules it imports anywhere in its body."""
+    """module -> the judgepool modules it imports anywhere in its body (parsed once per test
+    process: three tests read it, and none changes it)."""
     modules = _modules()
     graph: dict[str, set[str]] = {name: set() for name in modules}
     for name, path in modules.items():
