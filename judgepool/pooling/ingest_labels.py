@@ -83,17 +83,21 @@ def _columns_table(cols: LabelColumns) -> pa.Table:
     )
 
 
-def once_each(table: pa.Table) -> bool:
-    """Whether no (qid, doc_id) pair is listed twice: one sort, then neighbours compared (Arrow's
-    group_by would do it in one hash pass, but it imports pandas: most of a second)."""
+def in_pair_order(table: pa.Table) -> pa.Table | None:
+    """The labels sorted by (qid, doc_id), byte-wise, or None when a pair is listed twice: one
+    sort, then neighbours compared (Arrow's group_by would find a repeat in one hash pass, but it
+    imports pandas: most of a second). The insert then keeps this order, which DuckDB would
+    otherwise sort for again."""
     import pyarrow.compute as pc
 
     if table.num_rows < 2:
-        return True
-    order = pc.sort_indices(table, sort_keys=[("qid", "ascending"), ("doc_id", "ascending")])
-    qid, doc = pc.take(table.column("qid"), order), pc.take(table.column("doc_id"), order)
+        return table
+    ordered = table.take(
+        pc.sort_indices(table, sort_keys=[("qid", "ascending"), ("doc_id", "ascending")])
+    )
+    qid, doc = ordered.column("qid"), ordered.column("doc_id")
     same = pc.and_(pc.equal(qid[1:], qid[:-1]), pc.equal(doc[1:], doc[:-1]))
-    return not pc.any(same).as_py()
+    return None if pc.any(same).as_py() else ordered
 
 
 def parse_qrels(path: str | Path, fmt: str | None = None) -> ParsedQrels:
@@ -104,11 +108,15 @@ def parse_qrels(path: str | Path, fmt: str | None = None) -> ParsedQrels:
     check_readable(path)
     with wrong_kind_hints(path, "qrels"):
         fmt = detect_format(path, "qrels", fmt)
-        table = scan_qrels(path) if fmt == "trec" else None
-        if table is None or not once_each(table):
+        scanned = scan_qrels(path) if fmt == "trec" else None
+        table = None if scanned is None else in_pair_order(scanned)
+        if table is None:
             # The exact reader reads what the fast scan does not, or names the bad line.
             reader = read_jsonl_qrels if fmt == "jsonl" else read_trec_qrels
-            table = _columns_table(reader(path))
+            exact = in_pair_order(_columns_table(reader(path)))
+            if exact is None:  # the exact reader refuses a pair listed twice
+                raise AssertionError(f"{path}: a pair listed twice was not refused")
+            table = exact
     grades = pc.min_max(table.column("grade"))
     return ParsedQrels(
         path,
@@ -165,8 +173,7 @@ def ingest_qrels(
                 SELECT n.qid, n.doc_id, {quote(level)}, n.grade, 'human', {quote(labeller)}, 'ok',
                        $provenance::JSON, $now
                 FROM {_TABLE} n
-                WHERE NOT EXISTS (SELECT 1 FROM judgments j WHERE {same_key})
-                ORDER BY n.qid, n.doc_id""",
+                WHERE NOT EXISTS (SELECT 1 FROM judgments j WHERE {same_key})""",
             {"now": utcnow(), "provenance": json.dumps({"file": origin or str(path.resolve())})},
         )
     return QrelsIngested(
