@@ -126,6 +126,25 @@ def test_database_on_a_full_disk(tmp_path: Path, write: Writer) -> None:
     said_what_to_do(done.stderr, "no space left", f"{disk}/eval.duckdb", f"tmpfs mounted at {disk}")
 
 
+def test_a_disk_that_fills_during_a_large_insert(tmp_path: Path, write: Writer) -> None:
+    """200,000 rows fill the disk in the middle of the insert, where the aborted transaction
+    made every later statement fail too: the cleanup's error (unregistering the rows, resetting
+    a setting) was reported as a bug instead of the full disk."""
+    private_mounts()
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    rows = "".join(
+        f"q{q} Q0 doc-{q}-{d}-{'x' * 40} {d + 1} {1000 - d} big\n"
+        for q in range(200)
+        for d in range(1000)
+    )
+    ((code, err),) = _on_a_small_disk(
+        disk, [f"--db {disk / 'eval.duckdb'} ingest run {write('big.trec', rows)}"]
+    )
+    assert code == 1
+    said_what_to_do(err, "no space left", f"{disk}/eval.duckdb", f"tmpfs mounted at {disk}")
+
+
 def _on_a_small_disk(disk: Path, commands: list[str]) -> list[tuple[int, str]]:
     """Run each `judgepool ...` command line (shell words) with a 256 kB tmpfs at `disk`."""
     script = f"mount -t tmpfs -o size=256k tmpfs {disk}"

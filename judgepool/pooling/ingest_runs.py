@@ -303,7 +303,10 @@ def store_runs(store: Store, runs: Sequence[tuple[str, ParsedRun]]) -> list[RunI
                         "SELECT run_key, qid, doc_id, score, rank FROM _run_arrow"
                     )
         finally:
-            con.execute("RESET preserve_insertion_order")
+            # A setting of the whole DuckDB instance, reset on a connection of its own: that
+            # works even when this transaction was aborted (a full disk), whose error stands.
+            with con.cursor() as other:
+                other.execute("RESET preserve_insertion_order")
         if old:
             con.execute(
                 "DELETE FROM run_rows WHERE list_contains(?, run_key)", [list(old.values())]

@@ -3,6 +3,7 @@ Arrow tables exposed to a query for the length of a block."""
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -31,11 +32,18 @@ def scalar(con: duckdb.DuckDBPyConnection, sql: str, params: Any = None) -> Any:
 @contextmanager
 def registered(con: duckdb.DuckDBPyConnection, name: str, table: pa.Table) -> Iterator[str]:
     """Expose an Arrow table to SQL as `name` for the length of the block (then unregister)."""
+    import duckdb
+
     con.register(name, table)
     try:
         yield name
-    finally:
-        con.unregister(name)
+    except BaseException:
+        # After a failed statement (a full disk) the transaction is aborted and unregistering
+        # fails too: the first error is the one to report.
+        with contextlib.suppress(duckdb.Error):
+            con.unregister(name)
+        raise
+    con.unregister(name)
 
 
 _scratch_lock = threading.Lock()
