@@ -165,9 +165,10 @@ def _batches(sizes: Sequence[int], workers: int) -> list[list[int]]:
     return batches
 
 
-def _parse_batch(
-    paths: Sequence[Path], formats: Sequence[str]
-) -> list[tuple[pa.Table, int, str | None]]:
+Parsed = list[tuple["pa.Table", int, str | None]]  # (table, queries, tag) of each run of a batch
+
+
+def _parse_batch(paths: Sequence[Path], formats: Sequence[str]) -> Parsed:
     """Read, check and rank the runs at `paths`: (table, queries, tag) of each."""
     read: list[tuple[pa.Table, str | None]] = []
     for path, fmt in zip(paths, formats, strict=True):
@@ -180,9 +181,6 @@ def _parse_batch(
             read[i] = _read_exactly(paths[i], formats[i])
         ranked, twice = rank_runs([table for table, _ in read])
     return [(r.table, r.queries, tag) for r, (_, tag) in zip(ranked, read, strict=True)]
-
-
-Parsed = list[tuple["pa.Table", int, str | None]]
 
 
 def _parse_all(

@@ -57,17 +57,20 @@ def scratch() -> Iterator[duckdb.DuckDBPyConnection]:
 
     Each call gets its own connection (a cursor) to one in-memory database made once per
     process: starting DuckDB costs 15-30 ms, a cursor a fraction of a millisecond. What a caller
-    registers or makes TEMP is its connection's alone and goes with it."""
+    registers or makes TEMP is its connection's alone and goes with it. It is not the instance
+    the store attaches database files to (store/connection.py): its settings below hold for a
+    whole instance, and the database's writes keep their insertion order."""
     import duckdb
 
     with _scratch_lock:
         if not _scratch_db:
-            _scratch_db.append(duckdb.connect(":memory:"))
+            engine = duckdb.connect(":memory:")
+            # Arrow tables made here are copied into the database: string views make that half
+            # as long. Rows are checked by aggregates and ordered explicitly where order matters.
+            engine.execute("SET produce_arrow_string_view = true")
+            engine.execute("SET preserve_insertion_order = false")
+            _scratch_db.append(engine)
         con = _scratch_db[0].cursor()
-    # Arrow tables made here are copied into the database: string views make that half as long.
-    con.execute("SET produce_arrow_string_view = true")
-    # Rows are checked by aggregates and ordered explicitly where order matters.
-    con.execute("SET preserve_insertion_order = false")
     try:
         yield con
     finally:
