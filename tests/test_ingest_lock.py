@@ -1,8 +1,8 @@
 """An ingest holds the database's write lock only to swap its data in, never while it parses.
 
-Two real processes: one keeps making short writes with a small JUDGEPOOL_LOCK_TIMEOUT (as a judge
-labelling pairs does) while `judgepool ingest` reads a large generated file. When the ingest held
-the lock for its whole parse, the short writer waited longer than its timeout and died.
+Two real processes: one keeps making short writes (as a judge labelling pairs does) while
+`judgepool ingest` reads a large generated file. When the ingest held the lock for its whole
+parse, a short write waited nearly as long as the whole ingest.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from judgepool.pooling.store.connection import Store
 
 REPO = Path(__file__).resolve().parent.parent
 
-# Short writes until the stop file appears; exits 3 if one waited past JUDGEPOOL_LOCK_TIMEOUT.
+# Short writes until the stop file appears, then "writes longest-wait"; exits 3 if one gave up.
 SHORT_WRITER = """
 import os, sys, time
 from judgepool.errors import DatabaseBusyError
@@ -77,39 +77,31 @@ def _write_lines(path: Path, lines: int, kind: str) -> None:
                 fh.write(json.dumps({"doc_id": doc, "text": f"passage {i} " * 8}) + "\n")
 
 
-def _ingest_seconds(kind: str, path: Path, db: Path, env: dict[str, str]) -> float:
-    """How long a whole `judgepool ingest` of `path` takes, alone, into a database of its own."""
-    started = time.monotonic()
-    alone = _judgepool("--db", str(db), "ingest", kind, str(path), env=env)
-    _, err = alone.communicate(timeout=300)
-    assert alone.returncode == 0, err
-    return time.monotonic() - started
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize(
     ("kind", "lines"), [("run", 250_000), ("qrels", 250_000), ("docs", 100_000)]
 )
 def test_a_short_writer_survives_a_long_ingest(tmp_path: Path, kind: str, lines: int) -> None:
-    """The writer waits at most a third of what the whole ingest takes alone: longer than the
-    swap, much shorter than the parse (which the old ingest did under the lock)."""
+    """The longest a short write waits while the ingest runs is under half of the ingest's own
+    time, both measured in the same run: the swap is short, and the parse (which the old ingest
+    did under the lock, most of its time) is not under the lock. Measured together, a loaded
+    machine stretches both alike, so the bound holds however busy the machine is."""
     db = tmp_path / "shared.duckdb"
     with Store(db).write(create=True):
         pass
     big = tmp_path / f"big-{kind}.jsonl"
     _write_lines(big, lines, kind)
     env = {**os.environ, "JUDGEPOOL_DB": str(db)}
-    alone = _ingest_seconds(kind, big, tmp_path / "alone.duckdb", env)
-    patience = max(0.3, alone / 3)
     stop = tmp_path / "stop"
-    writer = _child(
-        SHORT_WRITER, str(db), str(stop), env={**env, "JUDGEPOOL_LOCK_TIMEOUT": f"{patience:.2f}"}
-    )
+    # patience enough never to give up: the test reads how long the writes waited
+    writer = _child(SHORT_WRITER, str(db), str(stop), env={**env, "JUDGEPOOL_LOCK_TIMEOUT": "120"})
     try:
         assert writer.stdout is not None and writer.stdout.readline().strip() == "writing"
         time.sleep(0.3)
+        started = time.monotonic()
         ingest = _judgepool("ingest", kind, str(big), env=env)
         _, err = ingest.communicate(timeout=300)
+        took = time.monotonic() - started
         stop.touch()
         w_out, w_err = writer.communicate(timeout=60)
     finally:
@@ -117,9 +109,10 @@ def test_a_short_writer_survives_a_long_ingest(tmp_path: Path, kind: str, lines:
             writer.kill()
             writer.communicate()
     assert ingest.returncode == 0, err
-    assert writer.returncode == 0, (
-        f"the short writer (patience {patience:.2f} s; the ingest alone took {alone:.1f} s) "
-        f"died during the ingest: {w_out} {w_err}"
-    )
+    assert writer.returncode == 0, f"the short writer died during the ingest: {w_out} {w_err}"
     writes, longest = w_out.split()
-    assert int(writes) > 10 and float(longest) < patience
+    assert int(writes) > 10
+    assert float(longest) < took / 2, (
+        f"a short write waited {float(longest):.2f} s during an ingest of {took:.2f} s: "
+        "the ingest held the lock for most of its time"
+    )
