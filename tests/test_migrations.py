@@ -12,8 +12,9 @@ from judgepool.pooling.store.judgments import Judgment, write_judgments
 from judgepool.pooling.store.schema import MIGRATIONS, SCHEMA_VERSION
 
 
-def _database_at_version(path: Path, version: int) -> None:
-    """A database as a judgepool of schema `version` left it, with two labels of the time."""
+def _database_at_version(path: Path, version: int, labels: bool = True) -> None:
+    """A database as a judgepool of schema `version` left it, with two labels of the time
+    (written as migration 2 left them) when `labels`."""
     con = duckdb.connect(str(path))
     con.execute(
         "CREATE TABLE schema_migrations (version INTEGER NOT NULL, name VARCHAR NOT NULL, "
@@ -26,6 +27,9 @@ def _database_at_version(path: Path, version: int) -> None:
                 "INSERT INTO schema_migrations VALUES (?, ?, ?)",
                 [migration.version, migration.name, utcnow()],
             )
+    if not labels:
+        con.close()
+        return
     con.execute(
         "INSERT INTO judgments (qid, doc_id, level, grade, source, labeller, status, created_at) "
         "VALUES ('q1', 'd1', 'chunk', 2, 'human', 'qrels.txt', 'ok', now()), "
@@ -73,3 +77,45 @@ def test_calibration_and_canary_labels_never_count(tmp_path: Path) -> None:
     with store.read() as con:
         purposes = con.execute("SELECT purpose FROM judgments ORDER BY id").fetchall()
     assert [p for (p,) in purposes] == ["label", "calibration", "canary", "label"]
+
+
+def _run_rows_compression(store: Store) -> str:
+    with store.read() as con:
+        (found,) = con.execute(
+            "SELECT DISTINCT compression FROM pragma_storage_info('run_rows') "
+            "WHERE column_name = 'doc_id' AND segment_type <> 'VALIDITY'"
+        ).fetchone() or ("none",)
+    return str(found)
+
+
+def test_the_runs_doc_ids_move_to_zstd_with_every_row_in_run_order(tmp_path: Path) -> None:
+    """Migration 12: the rows of a database written before it are kept, each run's in (rank,
+    qid) order, and their doc ids are stored with zstd from then on."""
+    path = tmp_path / "old.duckdb"
+    _database_at_version(path, 11, labels=False)
+    rows = [
+        (key, f"q{q}", f"doc-{key}-{q}-{rank}", 10.0 - rank / 7, rank)
+        for key in (2, 1)
+        for q in (3, 1, 2)
+        for rank in range(1, 40)
+    ]
+    con = duckdb.connect(str(path))
+    con.executemany("INSERT INTO run_rows VALUES (?, ?, ?, ?, ?)", rows)
+    con.execute("CHECKPOINT")
+    con.close()
+    store = Store(path)
+    assert store.schema_version() == SCHEMA_VERSION
+    with store.read() as con:
+        stored = con.execute("SELECT run_key, qid, doc_id, score, rank FROM run_rows").fetchall()
+    assert stored == sorted(rows, key=lambda r: (r[0], r[4], r[1]))
+    assert _run_rows_compression(store) == "ZSTD"
+
+
+def test_an_ingested_run_stores_its_doc_ids_with_zstd(tmp_path: Path) -> None:
+    from judgepool.pooling.ingest_runs import ingest_runs
+
+    run = tmp_path / "run.trec"
+    run.write_text("".join(f"q1 Q0 d{i} {i + 1} {100 - i} sys\n" for i in range(50)))
+    store = Store(tmp_path / "new.duckdb")
+    ingest_runs(store, [run])
+    assert _run_rows_compression(store) == "ZSTD"

@@ -8,7 +8,8 @@ Tables (one word per noun, as in DESIGN.md):
 - queries(qid, text)                     the questions
 - docs(doc_id, text, title, parent_id, content_hash)   passages or chunks; parent_id = document
 - runs(name, run_key, ...)               one row per named ranking
-- run_rows(run_key, qid, doc_id, score, rank)   rank = trec_eval order, computed at ingest
+- run_rows(run_key, qid, doc_id, score, rank)   rank = trec_eval order, computed at ingest;
+                                         doc_id compressed with zstd (migration 12)
 - judgments(...)                         every label ever written, with provenance; source is
                                          `human` or `judge` (any judge: an LLM, the offline one);
                                          purpose is `label`, `calibration` or `canary`
@@ -350,6 +351,30 @@ MIGRATIONS: tuple[Migration, ...] = (
             score DOUBLE NOT NULL,
             probability DOUBLE NOT NULL
         );
+        """,
+    ),
+    Migration(
+        12,
+        "run_doc_ids_zstd",
+        # The runs' doc ids are compressed with zstd instead of DuckDB's own choice (a
+        # dictionary, then FSST): a run's doc ids are nearly all distinct, so the dictionary
+        # saves little and building it was a third of an ingest's insert. Measured (issue 23):
+        # ingest of 10M run rows 0.89x the time, files to numbers 0.92x; the run rows take
+        # 1.46x the space (10M rows: 97 -> 142 MB); reads are unchanged (holes listing on 10M
+        # rows 0.16 s, loading the measures' rows 0.30-0.33 s, both before and after). The
+        # rows are copied in (run, rank, qid) order, the order an ingest writes each run in.
+        """
+        CREATE TABLE run_rows_zstd (
+            run_key INTEGER NOT NULL,
+            qid VARCHAR NOT NULL,
+            doc_id VARCHAR NOT NULL USING COMPRESSION zstd,
+            score DOUBLE NOT NULL,
+            rank INTEGER NOT NULL
+        );
+        INSERT INTO run_rows_zstd
+            SELECT run_key, qid, doc_id, score, rank FROM run_rows ORDER BY run_key, rank, qid;
+        DROP TABLE run_rows;
+        ALTER TABLE run_rows_zstd RENAME TO run_rows;
         """,
     ),
 )
