@@ -103,10 +103,13 @@ def _layout(data: bytes, sep: bytes) -> bool | None:
     # Arrow's reader skips a byte order mark: a separator after one is an empty first field.
     if data[:4].removeprefix(_BOM).startswith((sep, b"#")):
         return None
-    returns = data.count(b"\r")
+    # One pass keeps what is not printable ASCII, `sep` or LF: carriage returns are counted in
+    # that (short, for a plain file) rest, and the whole text is searched again only for CRLF.
+    rest = data.translate(None, _PRINTABLE + sep)
+    returns = rest.count(b"\r")
     if returns and returns != data.count(b"\r\n"):
         return None
-    return not data.translate(None, _PRINTABLE + sep).strip(b"\r")
+    return not rest.strip(b"\r")
 
 
 def _read(
