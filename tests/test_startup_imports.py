@@ -67,8 +67,9 @@ def test_eval_loads_only_what_evaluating_needs(tmp_path: Path, cli: Cli, write: 
     assert cli("ingest", "run", write("r.trec", "q1 Q0 d1 1 1 t\n"), "--name", "r").code == 0
     found = imported(tmp_path, "eval", "--format", "json")
     commands = {m.rsplit(".", 1)[1] for m in found if m.startswith("judgepool.ui.commands.")}
-    # evaluate.py and the helpers it prints with; not judge, serve (socket, subprocess), demo ...
-    assert commands == {"evaluate", "comparing", "corrected_table", "eval_tables"}
+    # evaluate.py, its options and the helpers it prints with; not judge, serve (socket,
+    # subprocess), demo ...
+    assert commands == {"evaluate", "measuring", "comparing", "corrected_table", "eval_tables"}
     # nor compare's verdicts and rules, nor the file readers of ingest
     unneeded = {"metrics.verdicts", "metrics.compare", "metrics.regression", "pooling.io.readers"}
     assert {f"judgepool.{m}" for m in unneeded} & found == set()

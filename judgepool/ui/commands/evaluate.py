@@ -10,119 +10,22 @@ from __future__ import annotations
 
 import csv
 import sys
-from collections.abc import Callable, Iterable, Sequence
-from typing import Any, TypeVar
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 import click
 
 from judgepool.api.store import Store, holding
-from judgepool.defaults import (
-    AVERAGE,
-    AVERAGES,
-    GATE,
-    KEY_REL,
-    REL,
-    RESAMPLES,
-    SEED,
-    Average,
-    K,
-    Level,
-)
+from judgepool.defaults import GATE, Level
 from judgepool.errors import counted
 from judgepool.ui.commands import comparing
 from judgepool.ui.commands import eval_tables as tables
 from judgepool.ui.commands.comparing import by_option, fail_on_option
 from judgepool.ui.commands.corrected_table import corrected_means
+from judgepool.ui.commands.measuring import Measuring, measure_options
 from judgepool.ui.format import echo_json
 from judgepool.ui.options import chosen_level, judge_option, later_level_option, runs_option
 from judgepool.ui.working import working
-
-F = TypeVar("F", bound=Callable[..., Any])
-
-
-def measure_options(formats: tuple[str, ...] | None) -> Callable[[F], F]:
-    """--k, --rel, --key-rel, --measure, --resamples, --seed, --average and --format (one of
-    `formats`; none when None): the options eval, compare and report share."""
-
-    def decorate(func: F) -> F:
-        return _with_measure_options(func, formats)
-
-    return decorate
-
-
-def _with_measure_options(func: F, formats: tuple[str, ...] | None) -> F:
-    for option in reversed(
-        (
-            click.option(
-                "--k",
-                "k",
-                type=click.IntRange(min=1),
-                default=K,
-                show_default=True,
-                help="Cutoff: the measures look at each run's top K.",
-            ),
-            click.option(
-                "--rel",
-                type=click.IntRange(min=1),
-                default=REL,
-                show_default=True,
-                help="Lowest grade counted relevant by nR@K.",
-            ),
-            click.option(
-                "--key-rel",
-                type=click.IntRange(min=1),
-                default=KEY_REL,
-                show_default=True,
-                help="Lowest grade of a key doc, for R(rel=KEY_REL)@K.",
-            ),
-            click.option(
-                "--measure",
-                "measures",
-                multiple=True,
-                metavar="MEASURE",
-                help="An ir-measures measure (nDCG@10, RR@10, AP@100, P(rel=2)@5 ...),"
-                " repeatable [default: nDCG@K, R(rel=KEY_REL)@K, nR@K, Judged@K].",
-            ),
-            click.option(
-                "--resamples",
-                type=click.IntRange(min=1),
-                default=RESAMPLES,
-                show_default=True,
-                help="Bootstrap and permutation resamples.",
-            ),
-            click.option(
-                "--seed",
-                type=int,
-                default=SEED,
-                show_default=True,
-                help="Seed of the resampling (a fixed one, so runs repeat).",
-            ),
-            *(
-                [
-                    click.option(
-                        "--format",
-                        "fmt",
-                        type=click.Choice(formats),
-                        default="table",
-                        show_default=True,
-                    )
-                ]
-                if formats
-                else []
-            ),
-            click.option(
-                "--average",
-                type=click.Choice(AVERAGES),
-                default=AVERAGE,
-                show_default=True,
-                help="defined: each mean over the queries with a doc at the measure's "
-                "threshold; trec_eval: over every query, those counting 0, exactly as "
-                "trec_eval -c (to reproduce published tables).",
-            ),
-        )
-    ):
-        func = option(func)
-    return func
 
 
 def _csv(headers: Sequence[str], rows: Iterable[Sequence[Any]]) -> None:
@@ -145,14 +48,8 @@ def eval_command(
     runs: tuple[str, ...],
     level: Level | None,
     labeller: str | None,
-    k: int,
-    rel: int,
-    key_rel: int,
-    measures: tuple[str, ...],
-    resamples: int,
-    seed: int,
+    measuring: Measuring,
     fmt: str,
-    average: Average,
     per_query: bool,
     by: str | None,
 ) -> None:
@@ -172,18 +69,10 @@ def eval_command(
     )
 
     with holding(store):  # one open of the file for the default level and the figures
-        spec = EvalSpec(
-            level=chosen_level(store, level),
-            labeller=labeller,
-            k=k,
-            rel=rel,
-            key_rel=key_rel,
-            measures=measures,
-            resamples=resamples,
-            seed=seed,
-            average=average,
-        )
-        with working(f"computing the measures and bootstrap intervals ({resamples:,} resamples)"):
+        spec = measuring.spec(EvalSpec, level=chosen_level(store, level), labeller=labeller)
+        with working(
+            f"computing the measures and bootstrap intervals ({spec.resamples:,} resamples)"
+        ):
             found = evaluate(store, runs, spec, by=by)
     ev, groups = found.result, found.by_group
     tables.warn(ev)
@@ -242,14 +131,8 @@ def compare_command(
     candidates: tuple[str, ...],
     level: Level | None,
     labeller: str | None,
-    k: int,
-    rel: int,
-    key_rel: int,
-    measures: tuple[str, ...],
-    resamples: int,
-    seed: int,
+    measuring: Measuring,
     fmt: str,
-    average: Average,
     gate: float,
     force: bool,
     fail_on: tuple[str, ...],
@@ -265,20 +148,16 @@ def compare_command(
     from judgepool.api.compare import CompareSpec, compare
 
     with holding(store):  # one open of the file for the default level and the figures
-        spec = CompareSpec(
+        spec = measuring.spec(
+            CompareSpec,
             level=chosen_level(store, level),
             labeller=labeller,
-            k=k,
-            rel=rel,
-            key_rel=key_rel,
-            measures=measures,
-            resamples=resamples,
-            seed=seed,
-            average=average,
             gate=gate,
             force=force,
         )
-        with working(f"comparing: bootstrap intervals and sign flips ({resamples:,} resamples)"):
+        with working(
+            f"comparing: bootstrap intervals and sign flips ({spec.resamples:,} resamples)"
+        ):
             found = compare(store, baseline, candidates, spec, fail_on=fail_on, by=by, refuse=False)
     report = found.report
     tables.warn(report.comparison.evaluation)
@@ -290,11 +169,11 @@ def compare_command(
             store,
             [baseline, *candidates],
             level=spec.level,
-            k=k,
-            measure=(measures or [None])[0],
+            k=spec.k,
+            measure=(measuring.measures or [None])[0],
             baseline=baseline,
-            resamples=resamples,
-            seed=seed,
+            resamples=spec.resamples,
+            seed=spec.seed,
             gate=gate,
         )
     if fmt == "table" and report.comparison.error() is None:

@@ -14,9 +14,10 @@ from pathlib import Path
 import click
 
 from judgepool.api.store import Store, holding
-from judgepool.defaults import Average, Level
+from judgepool.defaults import Level
 from judgepool.ui.commands.comparing import by_option, fail_on_option
-from judgepool.ui.commands.evaluate import force_option, gate_option, measure_options
+from judgepool.ui.commands.evaluate import force_option, gate_option
+from judgepool.ui.commands.measuring import Measuring, measure_options
 from judgepool.ui.format import note
 from judgepool.ui.options import chosen_level, judge_option, later_level_option
 from judgepool.ui.working import working
@@ -60,13 +61,7 @@ def report(
     markdown: Path | None,
     level: Level | None,
     labeller: str | None,
-    k: int,
-    rel: int,
-    key_rel: int,
-    measures: tuple[str, ...],
-    resamples: int,
-    seed: int,
-    average: Average,
+    measuring: Measuring,
     gate: float,
     force: bool,
     fail_on: tuple[str, ...],
@@ -82,20 +77,14 @@ def report(
     from judgepool.api.report import write_report
 
     with holding(store):  # one open of the file for the default level and the figures
-        spec = CompareSpec(
+        spec = measuring.spec(
+            CompareSpec,
             level=chosen_level(store, level),
             labeller=labeller,
-            k=k,
-            rel=rel,
-            key_rel=key_rel,
-            measures=measures,
-            resamples=resamples,
-            seed=seed,
-            average=average,
             gate=gate,
             force=force,
         )
-        with working(f"building the report: comparison ({resamples:,} resamples) and charts"):
+        with working(f"building the report: comparison ({spec.resamples:,} resamples) and charts"):
             done = write_report(
                 store,
                 baseline,
