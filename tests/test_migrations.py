@@ -119,3 +119,27 @@ def test_an_ingested_run_stores_its_doc_ids_with_zstd(tmp_path: Path) -> None:
     store = Store(tmp_path / "new.duckdb")
     ingest_runs(store, [run])
     assert _run_rows_compression(store) == "ZSTD"
+
+
+def _schema(store: Store) -> list[tuple[object, ...]]:
+    with store.read() as con:
+        return con.execute(
+            "SELECT table_name, column_name, data_type, is_nullable, column_default "
+            "FROM information_schema.columns WHERE table_catalog = current_database() "
+            "ORDER BY table_name, ordinal_position"
+        ).fetchall()
+
+
+def test_a_new_database_has_the_schema_an_old_one_upgraded_to(tmp_path: Path) -> None:
+    """A new database gets every migration in one transaction; one of the first version gets
+    them one at a time. Both end with the same tables, columns and versions."""
+    new = Store(tmp_path / "new.duckdb")
+    with new.write(create=True):
+        pass
+    _database_at_version(tmp_path / "old.duckdb", 1, labels=False)
+    old = Store(tmp_path / "old.duckdb")
+    assert old.schema_version() == new.schema_version() == SCHEMA_VERSION
+    assert _schema(new) == _schema(old)
+    with new.read() as con:
+        versions = con.execute("SELECT version, name FROM schema_migrations ORDER BY 1").fetchall()
+    assert versions == [(m.version, m.name) for m in MIGRATIONS]
