@@ -220,9 +220,9 @@ def _migrate(con: duckdb.DuckDBPyConnection, path: Path, create: bool) -> None:
     `create` (an ingest into a new or empty file).
 
     A new database gets its whole schema in one transaction: one commit instead of one per
-    migration (creating a database takes about half the time), and the schema comes whole or
-    not at all. An older database gets each missing migration in a transaction of its own, so
-    that a failure leaves it at a version it had."""
+    migration (creating a database takes about two thirds of the time), and the schema comes
+    whole or not at all. An older database gets each missing migration in a transaction of its
+    own, so that a failure leaves it at a version it had."""
     version = _check_ours(con, path, create)
     if version > SCHEMA_VERSION:
         raise DatabaseError(
