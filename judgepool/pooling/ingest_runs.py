@@ -2,9 +2,10 @@
 
 Every file is parsed, checked and ranked away from the database (pooling/io/fastscan.py reads a
 TREC file, pooling/run_order.py ranks; small runs in batches that share one sort, the batches on
-one thread per core); the database's write lock is taken only to swap the finished runs in, all
-in one short transaction, so a judge or the dashboard writing meanwhile waits for the swap, never
-for the parse. Readers see the old runs or the new ones, never a half-written or empty one.
+one thread per core, a large run alone in pieces on every core: pooling/run_pieces.py); the
+database's write lock is taken only to swap the finished runs in, all in one short transaction,
+so a judge or the dashboard writing meanwhile waits for the swap, never for the parse. Readers
+see the old runs or the new ones, never a half-written or empty one.
 
 The rank of every row is computed here, once, in trec_eval's order: score descending as a 32-bit
 float (trec_eval keeps scores as C floats, so two scores equal in single precision are a tie),
@@ -18,6 +19,7 @@ and two that would get the same name are refused.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import unicodedata
 from collections.abc import Sequence
@@ -33,6 +35,7 @@ from judgepool.pooling.io.parquet_runs import load_parquet_run
 from judgepool.pooling.io.readers import RunColumns, read_jsonl_run, read_trec_run
 from judgepool.pooling.io.sniff import wrong_kind_hints
 from judgepool.pooling.run_order import from_numpy, rank_runs
+from judgepool.pooling.run_pieces import parse_in_pieces
 from judgepool.pooling.store.connection import Store, utcnow
 from judgepool.pooling.store.sql import registered, scratch
 
@@ -42,6 +45,8 @@ if TYPE_CHECKING:
 _PARQUET = "_ingest_parquet"
 #: About how much text is parsed at once (see `_batches`).
 _BATCH_BYTES = 96 << 20
+#: A run this large (its text) alone in a batch is parsed in pieces, one per core.
+_PIECE_BYTES = 32 << 20
 #: DuckDB's rows per row group.
 _ROW_GROUP = 122_880
 #: The most rows one insert takes: 16 row groups, eight per core on two.
@@ -169,7 +174,14 @@ Parsed = list[tuple["pa.Table", int, str | None]]  # (table, queries, tag) of ea
 
 
 def _parse_batch(paths: Sequence[Path], formats: Sequence[str]) -> Parsed:
-    """Read, check and rank the runs at `paths`: (table, queries, tag) of each."""
+    """Read, check and rank the runs at `paths`: (table, queries, tag) of each. A large run
+    alone in its batch is parsed in pieces, one per core (pooling/run_pieces.py)."""
+    if len(paths) == 1 and formats[0] == "trec" and _workers() > 1:
+        with contextlib.suppress(OSError):  # the exact reader will say what
+            if paths[0].stat().st_size >= _PIECE_BYTES:
+                whole = parse_in_pieces(paths[0], _workers())
+                if whole is not None:
+                    return [whole]
     read: list[tuple[pa.Table, str | None]] = []
     for path, fmt in zip(paths, formats, strict=True):
         fast = scan_run(path) if fmt == "trec" else None

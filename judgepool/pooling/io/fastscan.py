@@ -23,6 +23,7 @@ Every check runs over the whole file at once, never per row in Python:
 
 from __future__ import annotations
 
+import itertools
 import zlib
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -66,6 +67,70 @@ def _bytes(path: Path) -> bytes | None:
     except OSError:  # the exact reader will say what
         return None
     return _gunzip(raw) if raw.startswith(GZIP_MAGIC) else raw
+
+
+def _piece(path: Path, start: int, end: int) -> bytes | None:
+    """Bytes `start` to `end` of a file that is not compressed, or None when they cannot be
+    read whole."""
+    try:
+        with path.open("rb") as fh:
+            fh.seek(start)
+            data = fh.read(end - start)
+    except OSError:
+        return None
+    return data if len(data) == end - start else None
+
+
+def query_pieces(path: Path, count: int, reach: int = 1 << 20) -> list[tuple[int, int]] | None:
+    """The byte ranges of `count` pieces of about equal size of the run at `path` (a file that
+    is not compressed), cut where a line of another query starts: a piece is then parsed and
+    ranked on its own (pooling/ingest_runs.py). None when the file is compressed or its first
+    line has no single separator, when no new query starts within `reach` bytes of a cut, or
+    when a piece would start with a byte order mark, a separator or a comment (which only the
+    whole file's reading judges right). The pieces' queries must still be checked to be
+    disjoint: a query may come back later in a file."""
+    try:
+        size = path.stat().st_size
+        with path.open("rb") as fh:
+            head = fh.read(reach)
+            sep = None if head.startswith(GZIP_MAGIC) else _separator(head)
+            if sep is None:
+                return None
+            cuts = [0]
+            for i in range(1, count):
+                fh.seek(size * i // count)
+                cut = _next_query(fh.read(reach), sep)
+                if cut is None:
+                    return None
+                cut += size * i // count
+                if cut <= cuts[-1] or cut >= size:
+                    return None
+                cuts.append(cut)
+    except OSError:
+        return None
+    cuts.append(size)
+    return list(itertools.pairwise(cuts))
+
+
+def _next_query(window: bytes, sep: bytes) -> int | None:
+    """Where in `window` (bytes from the middle of a run) the first line of a query starts that
+    is not the query of its first whole line; None when it is not in the window, or when that
+    line starts with a byte order mark, `sep` or `#`."""
+    start = window.find(b"\n") + 1
+    end = window.find(sep, start)
+    if start == 0 or end < 0 or b"\n" in window[start:end]:
+        return None
+    qid = window[start : end + 1]  # the query id and its separator
+    at = start
+    while window.startswith(qid, at):
+        line_end = window.find(b"\n", at)
+        if line_end < 0:
+            return None
+        at = line_end + 1
+    if window[at : at + 3] == _BOM or window[at : at + 1] in (sep, b"#"):
+        return None
+    # the new query's line uses the file's one separator, as the first line does
+    return at if _separator(window[at:]) == sep else None
 
 
 def _separator(data: bytes) -> bytes | None:
@@ -113,12 +178,11 @@ def _layout(data: bytes, sep: bytes) -> bool | None:
 
 
 def _read(
-    path: Path, columns: tuple[str, ...], keep: tuple[str, ...], score: bool = False
+    data: bytes | None, columns: tuple[str, ...], keep: tuple[str, ...], score: bool = False
 ) -> pa.Table | None:
-    """The file's columns `keep` as text (`score` as a double, read by Arrow's CSV reader,
-    when asked), when the bytes allow the fast path and every field of a file that is not plain
-    ASCII holds a character an id may hold."""
-    data = _bytes(path)
+    """The columns `keep` of a file's bytes `data` as text (`score` as a double, read by
+    Arrow's CSV reader, when asked), when the bytes allow the fast path and every field of a
+    file that is not plain ASCII holds a character an id may hold."""
     sep = None if data is None else _separator(data)
     if data is None or sep is None:
         return None
@@ -196,13 +260,17 @@ def _full(column: pa.ChunkedArray, pattern: str) -> bool:
     return bool(pc.all(pc.match_substring_regex(column, f"^(?:{pattern})$")).as_py())
 
 
-def scan_run(path: Path) -> tuple[pa.Table, str | None] | None:
-    """The TREC run at `path` as (qid, doc_id, score DOUBLE) and its tag when every line carries
-    the same one, or None when the exact reader must read it."""
+def scan_run(
+    path: Path, piece: tuple[int, int] | None = None
+) -> tuple[pa.Table, str | None] | None:
+    """The TREC run at `path` (or the bytes `piece` = (start, end) of it, from `query_pieces`)
+    as (qid, doc_id, score DOUBLE) and its tag when every line carries the same one, or None
+    when the exact reader must read it."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    table = _read(path, _RUN, ("qid", "doc_id", "score", "tag"), score=True)
+    data = _bytes(path) if piece is None else _piece(path, *piece)
+    table = _read(data, _RUN, ("qid", "doc_id", "score", "tag"), score=True)
     if table is None:
         return None
     score = table.column("score")
@@ -220,7 +288,7 @@ def scan_qrels(path: Path) -> pa.Table | None:
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    table = _read(path, _QRELS, ("qid", "doc_id", "grade"))
+    table = _read(_bytes(path), _QRELS, ("qid", "doc_id", "grade"))
     if table is None or not _full(table.column("grade"), INTEGER):
         return None
     try:
