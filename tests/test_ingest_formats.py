@@ -147,9 +147,16 @@ def test_qrels_twice_do_not_duplicate_and_a_changed_grade_replaces(write: Writer
         ("q1", "d2", -1, "qrels.txt"),
         ("q2", "d3", 0, "qrels.txt"),
     ]
-    # The same pairs under another labeller are other labels, not duplicates.
-    ingest_qrels(store, path, labeller="assessor-2")
+    # The same pairs under another labeller, or at another level, are other labels: the first
+    # of them are all added (nothing compared with the others' labels), then compared.
+    other = ingest_qrels(store, path, labeller="assessor-2")
+    assert (other.added, other.changed, other.unchanged) == (3, 0, 0)
     assert rows(store, "SELECT count(*) FROM judgments") == [(6,)]
+    docs = ingest_qrels(store, path, level="doc")
+    assert (docs.added, docs.changed, docs.unchanged) == (3, 0, 0)
+    again = ingest_qrels(store, path, labeller="assessor-2")
+    assert (again.added, again.changed, again.unchanged) == (0, 0, 3)
+    assert rows(store, "SELECT count(*) FROM judgments") == [(9,)]
 
 
 def test_qrels_jsonl_and_doc_level(write: Writer) -> None:

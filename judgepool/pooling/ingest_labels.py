@@ -156,24 +156,34 @@ def ingest_qrels(
     )
     parsed = parse_qrels(path, fmt)
     with store.write(create=True) as con, registered(con, _TABLE, parsed.table):
-        changed, unchanged = one(
+        # The first labels of this labeller at this level (a new database, a new qrels file)
+        # have nothing to compare with: no join of every label against the database's.
+        (held,) = one(
             con,
-            f"""SELECT count(*) FILTER (WHERE j.grade <> n.grade),
-                       count(*) FILTER (WHERE j.grade = n.grade)
-                FROM {_TABLE} n JOIN judgments j ON {same_key}""",
+            "SELECT count(*) > 0 FROM judgments "
+            "WHERE level = ? AND source = 'human' AND labeller = ?",
+            [level, labeller],
         )
-        con.execute(
-            f"""DELETE FROM judgments WHERE id IN (
-                    SELECT j.id FROM judgments j JOIN {_TABLE} n ON {same_key}
-                    WHERE j.grade <> n.grade)"""
-        )
+        changed = unchanged = 0
+        if held:
+            changed, unchanged = one(
+                con,
+                f"""SELECT count(*) FILTER (WHERE j.grade <> n.grade),
+                           count(*) FILTER (WHERE j.grade = n.grade)
+                    FROM {_TABLE} n JOIN judgments j ON {same_key}""",
+            )
+            con.execute(
+                f"""DELETE FROM judgments WHERE id IN (
+                        SELECT j.id FROM judgments j JOIN {_TABLE} n ON {same_key}
+                        WHERE j.grade <> n.grade)"""
+            )
+        new_only = f"WHERE NOT EXISTS (SELECT 1 FROM judgments j WHERE {same_key})" if held else ""
         con.execute(
             f"""INSERT INTO judgments (qid, doc_id, level, grade, source, labeller, status,
                                        provenance, created_at)
                 SELECT n.qid, n.doc_id, {quote(level)}, n.grade, 'human', {quote(labeller)}, 'ok',
                        $provenance::JSON, $now
-                FROM {_TABLE} n
-                WHERE NOT EXISTS (SELECT 1 FROM judgments j WHERE {same_key})""",
+                FROM {_TABLE} n {new_only}""",
             {"now": utcnow(), "provenance": json.dumps({"file": origin or str(path.resolve())})},
         )
     return QrelsIngested(
