@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any, TypeVar
 
 import click
@@ -19,8 +19,6 @@ from judgepool.defaults import AVERAGE, AVERAGES, KEY_REL, REL, RESAMPLES, SEED,
 
 F = TypeVar("F", bound=Callable[..., Any])
 S = TypeVar("S")
-
-_FIELDS = ("k", "rel", "key_rel", "measures", "resamples", "seed", "average")
 
 
 @dataclass(frozen=True)
@@ -39,6 +37,9 @@ class Measuring:
         """A spec of `kind` (metrics.spec's EvalSpec, CompareSpec) with these options and
         `rest` (level, labeller, gate ...)."""
         return kind(**{name: getattr(self, name) for name in _FIELDS}, **rest)
+
+
+_FIELDS = tuple(field.name for field in fields(Measuring))  # the options, as the spec names them
 
 
 def measure_options(formats: tuple[str, ...] | None) -> Callable[[F], F]:
