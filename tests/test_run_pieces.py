@@ -107,6 +107,7 @@ def test_no_pieces_where_a_cut_is_not_clear(write: Writer) -> None:
     plain = write("long-queries.trec", "\n".join(lines) + "\n")
     assert query_pieces(plain, 2, reach=256) is None  # no new query within reach of the cut
     assert query_pieces(plain, 2) is not None
+    assert parse_in_pieces(plain, 1) is None  # one piece is the whole file's parse
     packed = write("run.trec.gz", gzip.compress(plain.read_bytes()))
     assert query_pieces(packed, 2) is None  # no cut without reading the whole stream
     tabs = write(

@@ -50,7 +50,7 @@ def parse_in_pieces(path: Path, count: int) -> tuple[pa.Table, int, str | None] 
     order), or None when the whole file must be parsed instead."""
     import pyarrow as pa
 
-    spans = query_pieces(path, count)
+    spans = query_pieces(path, count) if count > 1 else None  # one piece is the whole file
     if spans is None:
         return None
     with ThreadPoolExecutor(
